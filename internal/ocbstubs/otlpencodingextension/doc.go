@@ -1,0 +1,2 @@
+// Package otlpencodingextension is an empty stand-in; see ../README.md.
+package otlpencodingextension

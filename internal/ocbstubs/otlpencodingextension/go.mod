@@ -1,0 +1,4 @@
+// Stand-in: see ../README.md. Never linked into the distribution.
+module github.com/open-telemetry/opentelemetry-collector-contrib/extension/encoding/otlpencodingextension
+
+go 1.25

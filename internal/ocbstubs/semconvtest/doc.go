@@ -1,0 +1,2 @@
+// Package semconvtest is an empty stand-in; see ../README.md.
+package semconvtest

@@ -1,0 +1,4 @@
+// Stand-in: see ../README.md. Never linked into the distribution.
+module github.com/open-telemetry/opentelemetry-collector-contrib/pkg/semconvtest
+
+go 1.25
