@@ -1,0 +1,46 @@
+package classify
+
+import (
+	"testing"
+	"time"
+)
+
+// fullWindow is the worst realistic input: 15 minutes at 1 s of GPU usage, 16 processes
+// each with its own 900-point series (the failing one leaking), and a few Xids.
+func fullWindow() (OOM, *GPUState) {
+	ps := make([]Process, 16)
+	for i := range ps {
+		ps[i] = proc(100+i, "python", "aaaa", 2*gib)
+	}
+	ps[5] = proc(4242, "other", "bbbb", 6*gib)
+	ps[0].Series = series(func(s float64) float64 { return float64(20*gib) + s*float64(40*mib) })
+	ps[0].Bytes = int64(ps[0].Series[899].V)
+	g := gpuWith(0, ps...)
+	setUsageFromProcesses(g)
+	g.Xids = []XidEvent{
+		{T: oomTime.Add(-10 * time.Minute), Code: 31, Fault: false},
+		{T: oomTime.Add(-8 * time.Minute), Code: 63, Fault: false},
+		{T: oomTime.Add(-time.Minute), Code: 94, Fault: false},
+	}
+	return pytorchOOM(2*gib, 300*mib, 50*gib, 51*gib), g
+}
+
+func BenchmarkClassify(b *testing.B) {
+	oom, g := fullWindow()
+	th := DefaultThresholds()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Classify(oom, g, th)
+	}
+}
+
+// TestBenchmarkInput keeps the benchmark honest: its window makes several rules hold,
+// the leak fit among them, so every rule runs to its end.
+func TestBenchmarkInput(t *testing.T) {
+	oom, g := fullWindow()
+	r := Classify(oom, g, DefaultThresholds())
+	checkResult(t, r)
+	if r.Cause != CauseOtherTenant || len(r.Contributing) == 0 || r.Contributing[0] != CauseMemoryLeak {
+		t.Fatalf("benchmark input classifies as %s: %s", r.Cause, r.Evidence)
+	}
+}

@@ -1,0 +1,203 @@
+package classify
+
+import (
+	"math"
+	"strings"
+)
+
+// facts is the view of the inputs every rule reads: the inputs themselves plus the values
+// more than one rule derives (capacity, free memory, the failing process, the usage fit),
+// computed once per Classify.
+type facts struct {
+	oom OOM
+	gpu *GPUState // nil when no GPU was matched
+	th  *Thresholds
+
+	total     int64    // capacity: the GPU's total, else the message's; -1 unknown
+	free      int64    // free at the failure: the message's, else the GPU's; -1 unknown
+	failing   *Process // the failing process among gpu.Processes; nil unknown
+	failingBy string   // how failing was found: "pid", "bytes", ""
+
+	leak leakFit // the steadiness fit of the failing process's series, else the GPU's usage
+}
+
+// verdict is one rule's answer.
+type verdict struct {
+	holds    bool
+	evidence string // one sentence, no trailing period
+	// complete: the rule had every number it uses; false lowers the confidence.
+	complete bool
+	// fromMessage: the rule decided on the message's numbers alone, so how (or whether)
+	// the GPU was matched and how fresh its sample was do not weaken it.
+	fromMessage bool
+}
+
+// rule is one row of the causes table.
+type rule struct {
+	cause string
+	check func(*facts) verdict
+}
+
+// rules is the causes table of DESIGN.md §3, in order: the first that holds is the cause.
+var rules = [...]rule{
+	{CauseGPUFault, ruleGPUFault},
+	{CauseZombieContext, ruleZombieContext},
+	{CauseOtherTenant, ruleOtherTenant},
+	{CauseWorkerContextOverhead, ruleWorkerContextOverhead},
+	{CauseFragmentation, ruleFragmentation},
+	{CauseMemoryLeak, ruleMemoryLeak},
+	{CauseCapacityLoss, ruleCapacityLoss},
+	{CauseWorkloadTooLarge, ruleWorkloadTooLarge},
+}
+
+// Classify decides the cause of one OOM. gpu may be nil. It never panics: numbers the
+// message or the window did not know are -1 and make the rules that need them abstain.
+func Classify(oom OOM, gpu *GPUState, th Thresholds) Result {
+	f := newFacts(oom, gpu, &th)
+	var res Result
+	var decided verdict
+	for i := range rules {
+		v := rules[i].check(f)
+		if !v.holds {
+			continue
+		}
+		if res.Cause == "" {
+			res.Cause, decided = rules[i].cause, v
+			continue
+		}
+		res.Contributing = append(res.Contributing, rules[i].cause)
+	}
+	if res.Cause == "" {
+		res.Cause = CauseUnknown
+		res.Confidence = ConfidenceLow
+		res.Evidence = unknownEvidence(f)
+		res.Recommendation = recommend(CauseUnknown, f)
+		return res
+	}
+	res.Confidence = confidence(f, decided)
+	res.Evidence = sentence(decided.evidence)
+	res.Recommendation = recommend(res.Cause, f)
+	return res
+}
+
+func newFacts(oom OOM, gpu *GPUState, th *Thresholds) *facts {
+	f := &facts{oom: oom, gpu: gpu, th: th, total: -1, free: -1}
+	switch {
+	case gpu != nil && gpu.Total > 0:
+		// The GPU's own total is the MIG instance's when the OOM ran in one.
+		f.total = gpu.Total
+	case oom.TotalBytes > 0:
+		f.total = oom.TotalBytes
+	}
+	switch {
+	case oom.FreeBytes >= 0:
+		// The framework's free was read at the failure; the sample may be a second old.
+		f.free = oom.FreeBytes
+	case gpu != nil && gpu.Free >= 0:
+		f.free = gpu.Free
+	}
+	f.failing, f.failingBy = findFailing(oom, gpu, th)
+	f.leak = fitLeak(f)
+	return f
+}
+
+// findFailing finds the failing process among the GPU's processes: by pid, else by the
+// message's own process total. A pid from a message written inside a container is in the
+// container's pid namespace while NVML lists host pids, so an unlisted pid says nothing
+// about whether the failing process is listed under another pid.
+func findFailing(oom OOM, gpu *GPUState, th *Thresholds) (*Process, string) {
+	if gpu == nil {
+		return nil, ""
+	}
+	if oom.PID > 0 {
+		for i := range gpu.Processes {
+			if gpu.Processes[i].PID == oom.PID {
+				return &gpu.Processes[i], "pid"
+			}
+		}
+	}
+	if oom.ProcessBytes <= 0 {
+		return nil, ""
+	}
+	tol := math.Max(float64(64*mib), th.ProcessBytesTolerance*float64(oom.ProcessBytes))
+	var match *Process
+	n := 0
+	for i := range gpu.Processes {
+		p := &gpu.Processes[i]
+		if math.Abs(float64(p.Bytes)-float64(oom.ProcessBytes)) <= tol {
+			match, n = p, n+1
+		}
+	}
+	if n != 1 {
+		return nil, "" // ambiguous: two processes of the same size
+	}
+	return match, "bytes"
+}
+
+// confidence grades the deciding verdict: high with complete evidence from a well-matched,
+// fresh GPU sample (or from the message alone when the GPU was matched at all); medium when
+// something was missing, stale or matched only by device index; low without a GPU, unless
+// the message alone decided it (then medium: the earlier rules could not be checked).
+func confidence(f *facts, v verdict) string {
+	if f.gpu == nil {
+		if v.fromMessage && v.complete {
+			return ConfidenceMedium
+		}
+		return ConfidenceLow
+	}
+	if !v.complete {
+		return ConfidenceMedium
+	}
+	if v.fromMessage {
+		return ConfidenceHigh
+	}
+	if f.gpu.MatchedBy != MatchedByPID && f.gpu.MatchedBy != MatchedByOnlyGPU {
+		return ConfidenceMedium
+	}
+	if f.gpu.SampleAge > f.th.MaxSampleAge || f.gpu.SampleAge < 0 {
+		return ConfidenceMedium
+	}
+	return ConfidenceHigh
+}
+
+// unknownEvidence says what was missing when no rule held.
+func unknownEvidence(f *facts) string {
+	var missing []string
+	if f.gpu == nil {
+		missing = append(missing, "no GPU metrics matched the OOM")
+	} else {
+		if len(f.gpu.Usage) == 0 {
+			missing = append(missing, "no memory history for "+gpuName(f.gpu))
+		}
+		if len(f.gpu.Processes) == 0 {
+			missing = append(missing, "no per-process memory")
+		}
+		if f.gpu.Used < 0 {
+			missing = append(missing, "no used-memory sample")
+		}
+	}
+	if f.oom.RequestedBytes < 0 {
+		missing = append(missing, "the message gave no request size")
+	}
+	if f.oom.ReservedBytes < 0 || f.oom.AllocatedBytes < 0 {
+		missing = append(missing, "the message gave no allocator numbers")
+	}
+	if f.total < 0 {
+		missing = append(missing, "the GPU's capacity is unknown")
+	}
+	if len(missing) == 0 {
+		return sentence("No rule held: " + gpuName(f.gpu) + " had " + humanBytes(f.free) + " free of " +
+			humanBytes(f.total) + " with no fault, unattributed memory, other tenant, fragmentation, ramp or capacity loss" +
+			shortfallClause(f))
+	}
+	return sentence("Too little data to tell: " + strings.Join(missing, ", "))
+}
+
+// sentence ends the evidence with a period; rules write it without one so clauses can be
+// appended.
+func sentence(s string) string {
+	if s == "" || strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
+}

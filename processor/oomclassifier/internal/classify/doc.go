@@ -1,0 +1,11 @@
+// Package classify decides why a GPU allocation failed (DESIGN.md §3).
+//
+// Classify takes what the OOM message said (OOM), what the metric window knew about the
+// GPU at that moment (GPUState) and the rule thresholds, and returns the cause, the other
+// causes that also hold, a confidence, one evidence sentence and a recommendation.
+//
+// Every rule is a small pure function over a precomputed view of the inputs (facts); the
+// rules run in the order of the causes table, the first that holds is the cause and the
+// later ones that hold are contributing causes. The package is plain Go with no pdata so
+// it can be fuzzed and benchmarked on its own.
+package classify

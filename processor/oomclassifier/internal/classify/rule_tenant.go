@@ -1,0 +1,119 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+)
+
+// ruleOtherTenant holds when processes outside the failing process's workload (another
+// container, pod, or executable) hold a large share of the GPU: at least
+// TenantMinFraction × total, or at least the request (and TenantMinBytes) so that without
+// them the request would have fit.
+func ruleOtherTenant(f *facts) verdict {
+	g := f.gpu
+	if g == nil || f.total <= 0 || len(g.Processes) < 2 {
+		return verdict{}
+	}
+	anchor, complete := f.failing, f.failingBy == "pid"
+	if anchor == nil {
+		anchor = largestWorkload(g.Processes)
+	}
+	var outside int64
+	var biggest *Process
+	n := 0
+	for i := range g.Processes {
+		p := &g.Processes[i]
+		if p == anchor || p.Bytes <= 0 || sameWorkload(p, anchor) {
+			continue
+		}
+		outside += p.Bytes
+		n++
+		if biggest == nil || p.Bytes > biggest.Bytes {
+			biggest = p
+		}
+	}
+	if biggest == nil {
+		return verdict{}
+	}
+	req := f.oom.RequestedBytes
+	large := float64(outside) >= f.th.TenantMinFraction*float64(f.total)
+	blocking := req > 0 && outside >= req && outside >= f.th.TenantMinBytes &&
+		(f.free < 0 || f.free+outside >= req)
+	if !large && !blocking {
+		return verdict{}
+	}
+	where := "outside the failing " + workloadNoun(f.failing)
+	if f.failing == nil {
+		where = "outside the largest workload (the failing process was not identified)"
+	}
+	var ev string
+	if n == 1 {
+		ev = fmt.Sprintf("%s had %s (%s of %s) used by %s %s",
+			gpuName(g), humanBytes(outside), percent(outside, f.total), humanBytes(f.total), describeProcess(biggest), where)
+	} else {
+		ev = fmt.Sprintf("%s had %s (%s of %s) used by %d processes %s, the largest %s with %s",
+			gpuName(g), humanBytes(outside), percent(outside, f.total), humanBytes(f.total), n, where,
+			describeProcess(biggest), humanBytes(biggest.Bytes))
+	}
+	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: complete}
+}
+
+// ruleWorkerContextOverhead holds when many processes of the failing workload each hold
+// little more than a CUDA context (at most WorkerMaxBytes, typically 300–600 MiB) and
+// together hold a large share: DataLoader workers or ranks that initialised CUDA on a GPU
+// they do not compute on.
+func ruleWorkerContextOverhead(f *facts) verdict {
+	g := f.gpu
+	if g == nil || f.total <= 0 {
+		return verdict{}
+	}
+	anchor, complete := f.failing, f.failingBy == "pid"
+	count, sum := 0, int64(0)
+	if anchor != nil {
+		count, sum = smallContexts(g.Processes, anchor, f.th.WorkerMaxBytes)
+	} else {
+		// Unknown failing process: the workload with the most context-sized processes.
+		for i := range g.Processes {
+			c, s := smallContexts(g.Processes, &g.Processes[i], f.th.WorkerMaxBytes)
+			if s > sum {
+				count, sum, anchor = c, s, &g.Processes[i]
+			}
+		}
+	}
+	if anchor == nil || count == 0 || count < f.th.WorkerMinCount || float64(sum) < f.th.WorkerMinFraction*float64(f.total) {
+		return verdict{}
+	}
+	per := int64(math.Round(float64(sum) / float64(count)))
+	ev := fmt.Sprintf("%s had %d processes of the failing workload (%s) each holding about %s, no more than a CUDA context, %s in all (%s of %s)",
+		gpuName(g), count, describeWorkload(anchor), humanBytes(per), humanBytes(sum), percent(sum, f.total), humanBytes(f.total))
+	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: complete}
+}
+
+// smallContexts counts the processes of anchor's workload that hold no more than maxBytes
+// (anchor included when it is that small) and what they hold together.
+func smallContexts(ps []Process, anchor *Process, maxBytes int64) (int, int64) {
+	count, sum := 0, int64(0)
+	for i := range ps {
+		p := &ps[i]
+		if p.Bytes <= 0 || p.Bytes > maxBytes || !sameWorkload(p, anchor) {
+			continue
+		}
+		count++
+		sum += p.Bytes
+	}
+	return count, sum
+}
+
+// describeWorkload names a workload: its container or pod, else its executable.
+func describeWorkload(p *Process) string {
+	switch {
+	case p.ContainerID != "":
+		return "container " + shortID(p.ContainerID)
+	case p.PodUID != "":
+		return "pod " + shortID(p.PodUID)
+	case p.Name != "":
+		return p.Name
+	default:
+		return "pid " + fmt.Sprint(p.PID)
+	}
+}

@@ -1,0 +1,118 @@
+package classify
+
+import "time"
+
+const (
+	kib = int64(1) << 10
+	mib = int64(1) << 20
+	gib = int64(1) << 30
+)
+
+// Thresholds holds every threshold of every rule. Start from DefaultThresholds and
+// override what a fleet needs; zero values are not defaults.
+type Thresholds struct {
+	// MaxSampleAge is how old the GPU sample may be for the evidence to count as fresh;
+	// older samples lower the confidence to medium.
+	MaxSampleAge time.Duration
+
+	// gpu_fault: a fault Xid from XidBefore before the OOM to XidAfter after it.
+	XidBefore, XidAfter time.Duration
+
+	// zombie_context: unattributed memory above max(ZombieMinBytes, ZombieMinFraction × total).
+	ZombieMinBytes    int64
+	ZombieMinFraction float64
+
+	// other_tenant: processes outside the failing workload hold at least
+	// TenantMinFraction × total, or at least the request (and TenantMinBytes).
+	TenantMinFraction float64
+	TenantMinBytes    int64
+
+	// worker_context_overhead: at least WorkerMinCount processes of the failing workload,
+	// each holding at most WorkerMaxBytes (a bare CUDA context), together at least
+	// WorkerMinFraction × total.
+	WorkerMinCount    int
+	WorkerMaxBytes    int64
+	WorkerMinFraction float64
+
+	// fragmentation: reserved − allocated at least max(requested, FragMinFraction ×
+	// reserved, FragMinBytes).
+	FragMinFraction float64
+	FragMinBytes    int64
+
+	// memory_leak: a least-squares line over the series after its last step, lasting at
+	// least LeakMinDuration with LeakMinPoints samples, growing at least LeakMinSlope
+	// bytes/s and LeakMinGrowthFraction × total in all, with R² ≥ LeakMinR2 and growth in
+	// each of LeakSteadySegments equal spans (2..32). A step is a change of at least max(LeakStepMinBytes,
+	// LeakStepFraction × total) between samples at most LeakStepMaxGap apart.
+	LeakMinDuration       time.Duration
+	LeakMinPoints         int
+	LeakMinSlope          float64
+	LeakMinGrowthFraction float64
+	LeakMinR2             float64
+	LeakSteadySegments    int
+	LeakStepMinBytes      int64
+	LeakStepFraction      float64
+	LeakStepMaxGap        time.Duration
+
+	// capacity_loss: RetiredPageBytes per retired page; Total counts as below the
+	// product's usual NVML total when short by more than SpecShortfallFraction.
+	// SpecTotals maps hw.name to that usual total.
+	RetiredPageBytes      int64
+	SpecShortfallFraction float64
+	SpecTotals            map[string]int64
+
+	// workload_too_large: the failing workload's footprint is at least FullFraction ×
+	// total, and allocated is at least DenseFraction × reserved.
+	FullFraction  float64
+	DenseFraction float64
+
+	// ProcessBytesTolerance: how close a listed process's bytes must be to the message's
+	// ProcessBytes to identify the failing process when its pid is not listed, as a
+	// fraction of ProcessBytes (with a floor of 64 MiB).
+	ProcessBytesTolerance float64
+}
+
+// DefaultThresholds returns the thresholds the processor uses unless configured.
+func DefaultThresholds() Thresholds {
+	return Thresholds{
+		// The receiver samples every second; a few missed scrapes are still "at the OOM".
+		MaxSampleAge: 10 * time.Second,
+		// Fault Xids (79 fallen off the bus, 48 DBE, …) are often logged just before the
+		// allocation fails, and the kernel line can trail the application's message.
+		XidBefore: 5 * time.Minute,
+		XidAfter:  time.Minute,
+		// The driver keeps a few hundred MiB it does not attribute to any process
+		// (contexts of exited-but-not-reaped processes, MPS server, firmware heaps).
+		ZombieMinBytes:    gib,
+		ZombieMinFraction: 0.05,
+		TenantMinFraction: 0.10,
+		TenantMinBytes:    512 * mib,
+		// A CUDA context costs about 300–600 MiB; a process above 1 GiB is doing real work.
+		WorkerMinCount:    4,
+		WorkerMaxBytes:    gib,
+		WorkerMinFraction: 0.10,
+		FragMinFraction:   0.20,
+		FragMinBytes:      256 * mib,
+		LeakMinDuration:   2 * time.Minute,
+		LeakMinPoints:     20,
+		// 1 MiB/s fills an 80 GiB GPU in a day: slower growth is not what made this OOM.
+		LeakMinSlope:          float64(mib),
+		LeakMinGrowthFraction: 0.02,
+		LeakMinR2:             0.9,
+		// Eight spans of a 15-minute window are ~2 minutes each: a ramp that stopped a
+		// couple of minutes before the OOM is not what filled the GPU.
+		LeakSteadySegments: 8,
+		// Loading a model moves GiBs in seconds; a leak moves MiBs per second.
+		LeakStepMinBytes: gib,
+		LeakStepFraction: 0.05,
+		LeakStepMaxGap:   10 * time.Second,
+		// NVML does not document the retirement granularity; 64 KiB is the GPU's large page
+		// and the pessimistic choice (at most 64 retirements = 4 MiB).
+		RetiredPageBytes:      64 * kib,
+		SpecShortfallFraction: 0.03,
+		SpecTotals:            defaultSpecTotals(),
+		FullFraction:          0.85,
+		DenseFraction:         0.90,
+		ProcessBytesTolerance: 0.02,
+	}
+}

@@ -1,0 +1,98 @@
+package classify
+
+import "time"
+
+// Cause names, exactly as written to gpu.oom.cause (DESIGN.md §3). Dashboards depend on them.
+const (
+	CauseGPUFault              = "gpu_fault"
+	CauseZombieContext         = "zombie_context"
+	CauseOtherTenant           = "other_tenant"
+	CauseWorkerContextOverhead = "worker_context_overhead"
+	CauseFragmentation         = "fragmentation"
+	CauseMemoryLeak            = "memory_leak"
+	CauseCapacityLoss          = "capacity_loss"
+	CauseWorkloadTooLarge      = "workload_too_large"
+	CauseUnknown               = "unknown"
+)
+
+// Confidence values, as written to gpu.oom.confidence.
+const (
+	ConfidenceHigh   = "high"
+	ConfidenceMedium = "medium"
+	ConfidenceLow    = "low"
+)
+
+// GPU match kinds, as set by the metric window in GPUState.MatchedBy.
+const (
+	MatchedByPID         = "pid"
+	MatchedByOnlyGPU     = "only_gpu"
+	MatchedByDeviceIndex = "device_index"
+)
+
+// OOM is what the allocation-failure message said. Byte fields and indexes are -1 when the
+// message did not state them.
+type OOM struct {
+	Framework      string
+	RequestedBytes int64 // the failed allocation
+	TotalBytes     int64 // capacity as the framework saw it
+	FreeBytes      int64 // free memory as the framework saw it
+	AllocatedBytes int64 // held by live tensors (allocator)
+	ReservedBytes  int64 // held by the framework's allocator in total (allocated + cached)
+	ProcessBytes   int64 // the failing process's total on the GPU, where stated
+	DeviceIndex    int
+	PID            int       // the failing process (message or record's process.pid), -1 unknown
+	Time           time.Time // the OOM's timestamp
+}
+
+// Point is one sample of a time series.
+type Point struct {
+	T time.Time
+	V float64
+}
+
+// Process is one process holding memory on the GPU, as the per-process metric described it.
+type Process struct {
+	PID                             int
+	Name, ContainerID, PodUID, Type string
+	Bytes                           int64   // at the OOM time (latest at or before it)
+	Series                          []Point // its memory over the window, oldest first
+}
+
+// XidEvent is one Xid reported on the GPU within the window.
+type XidEvent struct {
+	T           time.Time
+	Code        int
+	Fault       bool // the Xid catalog says it is an application or hardware fault
+	Description string
+}
+
+// GPUState is the metric window's view of the matched GPU at the OOM's timestamp.
+// Classify accepts a nil *GPUState: no GPU could be matched.
+type GPUState struct {
+	HWID, Name string
+	MatchedBy  string // MatchedByPID, MatchedByOnlyGPU, MatchedByDeviceIndex
+
+	// Latest sample at or before the OOM; -1 = unknown.
+	Total, Used, Free, Reserved, Unattributed int64
+	SampleAge                                 time.Duration // OOM time − time of that sample
+
+	Usage     []Point // hw.gpu.memory.usage over the window, oldest first
+	Processes []Process
+
+	RetiredPages        map[string]int64 // by cause: single_bit_ecc, double_bit_ecc (nil = unknown)
+	RetiredPagesPending bool
+	RemappedRows        map[string]int64 // correctable, uncorrectable (nil = unknown)
+	RemapFailed         bool
+	RemapPending        bool
+
+	Xids []XidEvent // on this GPU, within the window
+}
+
+// Result is the classification written onto the OOM record.
+type Result struct {
+	Cause          string
+	Contributing   []string
+	Confidence     string // ConfidenceHigh, ConfidenceMedium, ConfidenceLow
+	Evidence       string // one human sentence with the numbers that decided it
+	Recommendation string // the fix, one or two sentences
+}

@@ -1,0 +1,66 @@
+// Package parse recognises GPU out-of-memory messages in log text and
+// extracts the numbers they state.
+//
+// Parse runs on every log record body the oom_classifier processor sees, so
+// it is built in two stages: a prefilter of a few strings.Index calls that
+// rejects ordinary text without allocating, then recognisers written against
+// each framework's own message template (the C++/Python source that prints
+// it), tried from the most specific template to the most generic.
+//
+// # Byte values
+//
+// Every framework listed here divides by powers of 1024 when it prints a size,
+// whatever suffix it prints: PyTorch's format_size ("bytes", KiB, MiB, GiB),
+// TensorFlow/XLA's HumanReadableNumBytes ("B", KiB…EiB, and the older "K",
+// "M", "G" without "iB"), llama.cpp's "%.2f MiB" and its pinned-memory "MB".
+// So K/KB/KiB = 1024, M/MB/MiB = 1024², G/GB/GiB = 1024³, T/TB/TiB = 1024⁴,
+// P/PB/PiB = 1024⁵, E/EB/EiB = 1024⁶. A value is converted with exact integer
+// arithmetic (decimal digits as numerator, 10^places as denominator, 128-bit
+// product) and rounded to the nearest byte, half up. Where the message also
+// gives an exact byte count (TF "(rounded to N)", "(N bytes)", XLA "(NB)",
+// BFC "Limit:"/"InUse:" stats, CuPy's comma-grouped counts) the exact count
+// is used. A value that does not fit in int64 is absent: PyTorch prints
+// UINT64_MAX ("17179869184.00 GiB") for "no limit set".
+//
+// # PyTorch 2.x process list
+//
+// CUDACachingAllocator's reportProcessMemoryInfo lists every process NVML
+// reports on the device. The entry whose pid equals getpid() is printed as
+// "Including non-PyTorch memory, this process has X memory in use." (no pid);
+// every other entry is "Process P has M memory in use.". So:
+//
+//   - "this process has X" present: ProcessBytes = X, PID absent (the text does
+//     not give it), every "Process P has M" goes to OtherProcesses.
+//   - absent (PyTorch in a container sees a different pid namespace than NVML,
+//     so no entry matches getpid()): the failing process is one of the listed
+//     ones. With one entry, it is that one (PID, ProcessBytes). With several,
+//     the failing one must hold at least its allocator's reserved bytes; if
+//     exactly one entry does, it is taken as the failing one and the rest go to
+//     OtherProcesses; otherwise all go to CandidateProcesses and PID and
+//     ProcessBytes stay absent.
+//
+// # What counts as a GPU allocation failure
+//
+// Recognised: PyTorch caching allocator (every generation, CUDA, HIP, XPU),
+// its cudaMallocAsync backend, legacy THC "cuda runtime error (2) : out of
+// memory"; TensorFlow OOM-when-allocating on a GPU device, BFC "ran out of
+// memory trying to allocate" (the failing form only), stream-executor "failed
+// to allocate … from device"; XLA/JAX RESOURCE_EXHAUSTED allocation failures;
+// CUDA runtime/driver out-of-memory codes; CUBLAS_STATUS_ALLOC_FAILED,
+// CUDNN_STATUS_ALLOC_FAILED; NCCL "Cuda failure 'out of memory'"; CuPy
+// OutOfMemoryError; llama.cpp/ggml device buffer failures; vLLM "No available
+// memory for the cache blocks" and its startup free-memory check; TGI "Not
+// enough memory to handle … tokens".
+//
+// Not recognised, by decision: CUDNN_STATUS_NOT_ENOUGH_WORKSPACE (the
+// caller's workspace is too small for the chosen algorithm; nothing failed to
+// allocate); CUBLAS_STATUS_NOT_INITIALIZED (often OOM underneath, but the text
+// does not say so); the BFC "ran out of memory … with freed_by_count=" warning
+// ("the caller indicates that this is not a failure"); TF OOMs on a CPU device
+// or a host allocator (cpu, *_host_bfc); pinned host memory failures
+// (ggml_cuda_host_malloc, "CUDA_Host" buffers); TPU HBM/vmem exhaustion (not a
+// GPU); vLLM "larger than the maximum number of tokens that can be stored in
+// KV cache" (a configuration check, memory was allocated); Ollama "model
+// requires more system memory" (host memory); kernel OOM killer, CPU
+// allocator, Java heap, illegal memory access, launch failures, asserts.
+package parse

@@ -1,0 +1,182 @@
+package parse
+
+import "strings"
+
+// windowLen bounds how far past its anchor a recogniser reads: every template
+// handled here fits in well under 4 KiB, and a bound keeps a 1 MiB body cheap.
+const windowLen = 4096
+
+// recogniser parses one template family; it reports false when its anchor
+// is missing or the text is a look-alike.
+type recogniser func(text string) (Result, bool)
+
+// recognisers run most specific first: a body holding a detailed PyTorch
+// message and a generic CUDA error string is the PyTorch one.
+var recognisers = []recogniser{
+	parsePyTorchCaching,
+	parsePyTorchMallocAsync,
+	parseTFBFC,
+	parseTFTensor,
+	parseXLA,
+	parseOutOfMemoryAllocating,
+	parseGGML,
+	parseVLLM,
+	parseTGI,
+	parseStreamExecutor,
+	parsePyTorchBare,
+	parseLibraryStatus,
+	parseNCCL,
+	parseCUDAGeneric,
+}
+
+// Parse reports whether text (a whole log body, possibly a multi-line
+// traceback) contains a GPU allocation failure, and what it states. When ok
+// is false the Result has every value absent and no framework.
+func Parse(text string) (Result, bool) {
+	if !mayBeOOM(text) {
+		return absent, false
+	}
+	for _, rec := range recognisers {
+		if r, ok := rec(text); ok {
+			if r.Stack == "" {
+				r.Stack = detectStack(text)
+			}
+			return r, true
+		}
+	}
+	return absent, false
+}
+
+// mayBeOOM is the prefilter: every recognised template contains one of these
+// byte strings ("memory"/"Memory" through "mory", "MEMORY"; TF's "OOM";
+// cuBLAS/cuDNN "ALLOC…", MIOpen "AllocFailed"; XLA "Failed to allocate"; ggml
+// "allocate CUDA0"/"allocate ROCm0", which say none of the others).
+// strings.Index jumps between occurrences of the pattern's first byte with a
+// vectorised IndexByte, so every pattern here starts with a byte that is rare
+// in ordinary text ('e' or 'l' would make it scan byte by byte); the whole
+// check never allocates.
+func mayBeOOM(text string) bool {
+	return strings.Contains(text, "mory") ||
+		strings.Contains(text, "MORY") ||
+		strings.Contains(text, "OOM") ||
+		strings.Contains(text, "ALLOC") ||
+		strings.Contains(text, "AllocFailed") ||
+		strings.Contains(text, "Failed to allocate") ||
+		allocatesGPUBuffer(text)
+}
+
+// allocatesGPUBuffer reports "allocate CUDA…" or "allocate ROCm…", anchored
+// on the rare capitalised device word rather than on "allocate".
+func allocatesGPUBuffer(text string) bool {
+	for _, dev := range [...]string{"CUDA", "ROCm"} {
+		for from := 0; ; {
+			i := indexFrom(text, dev, from)
+			if i < 0 {
+				break
+			}
+			if strings.HasSuffix(text[:i], "allocate ") {
+				return true
+			}
+			from = i + len(dev)
+		}
+	}
+	return false
+}
+
+// containsAny reports whether text contains one of the spellings; each
+// starts with a rare byte, which keeps strings.Index fast on long bodies.
+func containsAny(text string, spellings ...string) bool {
+	for _, s := range spellings {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// detectStack names the serving stack a recognised message came from, from
+// markers its logs carry (module paths, process names, launcher names).
+func detectStack(text string) string {
+	switch {
+	case containsAny(text, "vllm", "vLLM", "Vllm", "VLLM"):
+		return FrameworkVLLM
+	case precededBy(text, "generation", "text_", "text-"): // text_generation_server, text-generation-launcher
+		return FrameworkTGI
+	case containsAny(text, "Ollama", "OLLAMA") || precededBy(text, "llama runner", "o", "") || precededBy(text, "llama", "o"):
+		return FrameworkOllama
+	}
+	return ""
+}
+
+// precededBy reports an occurrence of word directly preceded by one of the
+// prefixes ("" matches any). Searching for the word and checking backwards
+// lets the caller pick whichever part of a marker starts with a rarer byte.
+func precededBy(text, word string, prefixes ...string) bool {
+	for from := 0; ; {
+		i := indexFrom(text, word, from)
+		if i < 0 {
+			return false
+		}
+		for _, p := range prefixes {
+			if strings.HasSuffix(text[:i], p) {
+				return true
+			}
+		}
+		from = i + len(word)
+	}
+}
+
+// window returns text[i:] cut to windowLen bytes.
+func window(text string, i int) string {
+	if i < 0 {
+		return ""
+	}
+	if len(text)-i > windowLen {
+		return text[i : i+windowLen]
+	}
+	return text[i:]
+}
+
+// indexFrom is strings.Index starting at from; -1 when absent.
+func indexFrom(s, sub string, from int) int {
+	if from < 0 || from > len(s) {
+		return -1
+	}
+	j := strings.Index(s[from:], sub)
+	if j < 0 {
+		return -1
+	}
+	return from + j
+}
+
+// containsFold reports whether s contains sub, ASCII case-insensitively,
+// without allocating. sub must be lower case. It walks byte by byte, so it is
+// for short strings (allocator and device names), not for whole bodies.
+func containsFold(s, sub string) bool {
+	n := len(sub)
+	if n == 0 {
+		return true
+	}
+	for i := 0; i+n <= len(s); i++ {
+		if s[i]|0x20 != sub[0] {
+			continue
+		}
+		j := 1
+		for j < n && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}
+
+// deviceAfter parses an ordinal at s[i:] after optional spaces; -1 if none.
+func deviceAfter(s string, i int) int {
+	v, _, ok := intAt(s, skipSpaces(s, i))
+	if !ok || v > 1<<20 {
+		return -1
+	}
+	return int(v)
+}

@@ -1,0 +1,227 @@
+package parse
+
+import "strings"
+
+// PyTorch's caching allocator (c10/cuda/CUDACachingAllocator.cpp) has printed
+// two templates after "CUDA out of memory. Tried to allocate <size>":
+//
+//	< 2.1:  " (GPU <d>; <T> total capacity; <A> already allocated; <F> free;
+//	        [<L> allowed; ]<R> reserved in total by PyTorch)" — and before 1.5
+//	        "…; <F> free; <C> cached)"
+//	>= 2.1: ". GPU <d> has a total capacity of <T> of which <F> is free.
+//	        [Including non-PyTorch memory, this process has <P> memory in use. ]
+//	        [Process <pid> has <M> memory in use. ]…[<L> allowed; ]Of the
+//	        allocated memory <A> is allocated by PyTorch, [with <G> allocated in
+//	        private pools (e.g., CUDA Graphs), ]and <U> is reserved by PyTorch
+//	        but unallocated."
+//
+// ROCm builds print "HIP out of memory", XPU builds "XPU out of memory", and
+// the newest device-generic allocator "Out of memory.". The device ordinal
+// was once streamed as a char (c10::DeviceIndex), printing "GPU  has".
+//
+// The search anchors on "Tried to allocate " (a rare 'T' keeps strings.Index
+// fast) and then checks the "ut of memory. " before it.
+const pyTried, pyOOM = "Tried to allocate ", "ut of memory. "
+
+func parsePyTorchCaching(text string) (Result, bool) {
+	i := -1
+	for from := 0; ; {
+		j := indexFrom(text, pyTried, from)
+		if j < 0 {
+			return absent, false
+		}
+		if k := j - len(pyOOM); k >= 1 && text[k:j] == pyOOM && (text[k-1] == 'o' || text[k-1] == 'O') {
+			i = k
+			break
+		}
+		from = j + len(pyTried)
+	}
+	w := window(text, i+len(pyOOM)+len(pyTried))
+	r := newResult(FrameworkPyTorch)
+	if isHIP(text, i-1, w) {
+		r.Framework = FrameworkROCm
+	}
+	req, p, ok := sizeAt(w, 0)
+	if !ok {
+		return absent, false
+	}
+	r.RequestedBytes = req
+	rest := w[p:]
+	switch {
+	case strings.HasPrefix(rest, " (GPU") || strings.HasPrefix(rest, " (NPU") || strings.HasPrefix(rest, " (MLU"):
+		parsePyTorchLegacy(rest[len(" (GPU"):], &r)
+	case strings.HasPrefix(rest, ". GPU") || strings.HasPrefix(rest, ". Device"):
+		parsePyTorch2(rest, &r)
+	}
+	return r, true
+}
+
+// isHIP reports a ROCm build: "HIP" right before the anchor, or the
+// PYTORCH_HIP_ALLOC_CONF hint in the message.
+func isHIP(text string, start int, w string) bool {
+	return (start >= 4 && text[start-4:start] == "HIP ") || strings.Contains(w, "PYTORCH_HIP_ALLOC_CONF")
+}
+
+// parsePyTorchLegacy reads "<d>; <T> total capacity; …)" (the text after "(GPU").
+func parsePyTorchLegacy(s string, r *Result) {
+	r.DeviceIndex = deviceAfter(s, 0)
+	if end := strings.IndexByte(s, ')'); end >= 0 {
+		s = s[:end+1]
+	}
+	r.TotalBytes = sizeLabel(s, " total capacity")
+	r.AllocatedBytes = sizeLabel(s, " already allocated")
+	if r.FreeBytes = sizeLabel(s, " free;"); r.FreeBytes < 0 {
+		r.FreeBytes = sizeLabel(s, " free)")
+	}
+	r.LimitBytes = sizeLabel(s, " allowed;")
+	if r.ReservedBytes = sizeLabel(s, " reserved in total by PyTorch"); r.ReservedBytes < 0 {
+		r.ReservedBytes = sizeLabel(s, " cached") // before 1.5 the total was called "cached"
+	}
+}
+
+// parsePyTorch2 reads the 2.1+ sentences after "Tried to allocate <size>".
+func parsePyTorch2(s string, r *Result) {
+	// The numbers end where the advice begins; cutting there keeps the
+	// searches below short.
+	for _, advice := range [...]string{"If reserved but unallocated", "Please use `empty_cache`", "\n"} {
+		if j := strings.Index(s, advice); j >= 0 {
+			s = s[:j]
+		}
+	}
+	const hasTotal = " has a total capacity of "
+	k := strings.Index(s, hasTotal)
+	if k < 0 {
+		return
+	}
+	if g := strings.Index(s[:k], "GPU"); g >= 0 {
+		r.DeviceIndex = deviceAfter(s, g+len("GPU"))
+	} else if g := strings.Index(s[:k], "Device"); g >= 0 {
+		r.DeviceIndex = deviceAfter(s, g+len("Device"))
+	}
+	if v, _, ok := sizeAt(s, k+len(hasTotal)); ok {
+		r.TotalBytes = v
+	}
+	if j := strings.Index(s, " of which "); j >= 0 {
+		if v, _, ok := sizeAt(s, j+len(" of which ")); ok {
+			r.FreeBytes = v
+		}
+	}
+	if j := strings.Index(s, "this process has "); j >= 0 {
+		if v, _, ok := sizeAt(s, j+len("this process has ")); ok {
+			r.ProcessBytes = v
+		}
+	}
+	r.LimitBytes = sizeLabel(s, " allowed; ")
+	if j := strings.Index(s, "Of the allocated memory "); j >= 0 {
+		if v, _, ok := sizeAt(s, j+len("Of the allocated memory ")); ok {
+			r.AllocatedBytes = v
+		}
+	}
+	// Reserved = allocated (incl. private pools) + reserved-but-unallocated:
+	// the source prints reserved − allocated − private as the second number.
+	if u := sizeLabel(s, " is reserved by PyTorch but unallocated"); u >= 0 && r.AllocatedBytes >= 0 && r.AllocatedBytes <= 1<<62 && u <= 1<<62 {
+		r.ReservedBytes = r.AllocatedBytes + u
+	}
+	assignProcesses(listedProcesses(s), r)
+}
+
+// listedProcesses collects every "Process <pid> has <M> memory in use" entry.
+func listedProcesses(s string) []Process {
+	var out []Process
+	for from := 0; ; {
+		j := indexFrom(s, "Process ", from)
+		if j < 0 {
+			return out
+		}
+		from = j + len("Process ")
+		pid, p, ok := intAt(s, from)
+		if !ok || !strings.HasPrefix(s[p:], " has ") || pid > 1<<31-1 {
+			continue
+		}
+		v, e, ok := sizeAt(s, p+len(" has "))
+		if !ok || !strings.HasPrefix(s[e:], " memory in use") {
+			continue
+		}
+		out = append(out, Process{PID: int(pid), Bytes: v})
+		from = e
+	}
+}
+
+// assignProcesses applies the rule in the package doc to the listed entries.
+func assignProcesses(procs []Process, r *Result) {
+	if len(procs) == 0 {
+		return
+	}
+	if r.ProcessBytes >= 0 { // "this process has X" named the failing one
+		r.OtherProcesses = procs
+		return
+	}
+	if len(procs) == 1 {
+		r.PID, r.ProcessBytes = procs[0].PID, procs[0].Bytes
+		return
+	}
+	failing := -1
+	if r.ReservedBytes >= 0 {
+		for i, p := range procs {
+			if p.Bytes >= r.ReservedBytes {
+				if failing >= 0 { // two could be it: ambiguous
+					failing = -1
+					break
+				}
+				failing = i
+			}
+		}
+	}
+	if failing < 0 {
+		r.CandidateProcesses = procs
+		return
+	}
+	r.PID, r.ProcessBytes = procs[failing].PID, procs[failing].Bytes
+	r.OtherProcesses = make([]Process, 0, len(procs)-1)
+	r.OtherProcesses = append(r.OtherProcesses, procs[:failing]...)
+	r.OtherProcesses = append(r.OtherProcesses, procs[failing+1:]...)
+}
+
+// sizeLabel returns the size written right before the first label in s, or -1.
+func sizeLabel(s, label string) int64 {
+	j := strings.Index(s, label)
+	if j < 0 {
+		return -1
+	}
+	if v, ok := sizeBefore(s, j); ok {
+		return v
+	}
+	return -1
+}
+
+// parsePyTorchBare recognises PyTorch OOMs that state no numbers: the legacy
+// THC "cuda runtime error (2) : out of memory at …/THC/…", a truncated
+// "CUDA out of memory" / "HIP out of memory", or the exception name alone.
+func parsePyTorchBare(text string) (Result, bool) {
+	switch {
+	case precededBy(text, "(2) : out of memory", "cuda runtime error "),
+		strings.Contains(text, "THCudaCheck FAIL") && strings.Contains(text, "error=2 : out of memory"),
+		strings.Contains(text, "CUDA out of memory"),
+		torchOOMError(text):
+		return newResult(FrameworkPyTorch), true
+	case strings.Contains(text, "HIP out of memory"):
+		return newResult(FrameworkROCm), true
+	}
+	return absent, false
+}
+
+// torchOOMError reports "torch.OutOfMemoryError" or
+// "torch.cuda.OutOfMemoryError", anchored on the rare 'O'.
+func torchOOMError(text string) bool {
+	const name = "OutOfMemoryError"
+	for from := 0; ; {
+		i := indexFrom(text, name, from)
+		if i < 0 {
+			return false
+		}
+		if strings.HasSuffix(text[:i], "torch.") || strings.HasSuffix(text[:i], "torch.cuda.") {
+			return true
+		}
+		from = i + len(name)
+	}
+}

@@ -1,0 +1,217 @@
+package parse
+
+import "strings"
+
+// tfOrJAX names the framework of a TensorFlow-runtime message: BFC and
+// stream-executor lines are printed by shared tsl/xla code that both
+// TensorFlow and JAX link, so the surrounding text decides.
+func tfOrJAX(text string) string {
+	switch {
+	case strings.Contains(text, "tensorflow") || strings.Contains(text, "keras"):
+		return FrameworkTensorFlow
+	case containsAny(text, "jax", "JAX", "Jax", "xla/", "XlaRuntimeError"):
+		return FrameworkJAX
+	}
+	return FrameworkTensorFlow
+}
+
+// hostAllocator reports an allocator or device name that is host memory
+// (cpu, cuda_host_bfc, gpu_host_bfc): those OOMs are not GPU failures.
+func hostAllocator(name string) bool {
+	return containsFold(name, "host") || containsFold(name, "cpu")
+}
+
+// gpuOrdinal finds "GPU_<d>" / "GPU:<d>" / "gpu:<d>" in name; -1 if none.
+func gpuOrdinal(name string) int {
+	for _, p := range [...]string{"GPU_", "GPU:", "gpu:", "gpu_"} {
+		if j := strings.Index(name, p); j >= 0 {
+			return deviceAfter(name, j+len(p))
+		}
+	}
+	return -1
+}
+
+// parseTFBFC reads the BFC allocator's failure line (tsl bfc_allocator.cc):
+//
+//	Allocator (<name>) ran out of memory trying to allocate <h> (rounded to <n>)[ from the lower end]requested by op <op>
+//
+// followed, in a full dump, by "Stats:" with exact "Limit:" and "InUse:" and
+// "total_region_allocated_bytes_: <n>". The same words followed by
+// " with freed_by_count=" are a retry warning ("the caller indicates that
+// this is not a failure") and are not recognised.
+func parseTFBFC(text string) (Result, bool) {
+	const anchor = ") ran out of memory trying to allocate "
+	i := strings.Index(text, anchor)
+	if i < 0 {
+		return absent, false
+	}
+	lo := max(0, i-128)
+	a := strings.LastIndex(text[lo:i], "Allocator (")
+	if a < 0 {
+		return absent, false
+	}
+	name := text[lo+a+len("Allocator (") : i]
+	if hostAllocator(name) {
+		return absent, false
+	}
+	w := window(text, i+len(anchor))
+	v, p, ok := sizeAt(w, 0)
+	if !ok || strings.HasPrefix(w[p:], " with freed_by_count=") {
+		return absent, false
+	}
+	r := newResult(tfOrJAX(text))
+	r.RequestedBytes = v
+	if strings.HasPrefix(w[p:], " (rounded to ") {
+		if n, _, ok := intAt(w, p+len(" (rounded to ")); ok {
+			r.RequestedBytes = n
+		}
+	}
+	r.DeviceIndex = gpuOrdinal(name)
+	rest := text[i:]
+	if s := strings.Index(rest, "Stats:"); s >= 0 {
+		st := window(rest, s)
+		r.LimitBytes = labelInt(st, "Limit:")
+		r.AllocatedBytes = labelInt(st, "InUse:")
+	}
+	if t := strings.Index(rest, "total_region_allocated_bytes_:"); t >= 0 {
+		r.ReservedBytes = labelInt(window(rest, t), "total_region_allocated_bytes_:")
+	}
+	return r, true
+}
+
+// labelInt reads "<label><spaces><digits>" in s; -1 when absent.
+func labelInt(s, label string) int64 {
+	j := strings.Index(s, label)
+	if j < 0 {
+		return -1
+	}
+	if v, _, ok := intAt(s, skipSpaces(s, j+len(label))); ok {
+		return v
+	}
+	return -1
+}
+
+// dtypeSize is the element size of TensorFlow's DataTypeString names;
+// variable-size types (string, resource, variant) are absent.
+var dtypeSize = map[string]int64{
+	"float": 4, "double": 8, "half": 2, "bfloat16": 2,
+	"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
+	"bool": 1, "complex64": 8, "complex128": 16,
+	"qint8": 1, "quint8": 1, "qint16": 2, "quint16": 2, "qint32": 4,
+	"float8_e5m2": 1, "float8_e4m3fn": 1, "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1, "float8_e4m3b11fnuz": 1,
+}
+
+// parseTFTensor reads OpKernelContext::allocate_tensor's status:
+//
+//	OOM when allocating tensor with shape[<dims>] and type <t> on <device> by allocator <name>
+//
+// (TF1 also "of shape [<dims>]"). The requested bytes are the element count
+// times the dtype size: exact for the tensor, before allocator rounding.
+// A CPU device or host allocator makes it a host OOM, not recognised (the
+// device name is checked for "CPU:" only: "/job:localhost/…" says "host").
+func parseTFTensor(text string) (Result, bool) {
+	const anchor = "OOM when allocating tensor"
+	i := strings.Index(text, anchor)
+	if i < 0 {
+		return absent, false
+	}
+	line := window(text, i+len(anchor))
+	if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
+	}
+	var device, alloc string
+	if j := strings.Index(line, " on "); j >= 0 {
+		device = firstField(line[j+len(" on "):])
+	}
+	if j := strings.Index(line, " by allocator "); j >= 0 {
+		alloc = firstField(line[j+len(" by allocator "):])
+	}
+	if containsFold(device, "cpu:") || hostAllocator(alloc) {
+		return absent, false
+	}
+	r := newResult(tfOrJAX(text))
+	if r.DeviceIndex = gpuOrdinal(device); r.DeviceIndex < 0 {
+		r.DeviceIndex = gpuOrdinal(alloc)
+	}
+	elems, shapeOK := tensorElements(line)
+	if j := strings.Index(line, " and type "); j >= 0 && shapeOK {
+		if size, ok := dtypeSize[firstField(line[j+len(" and type "):])]; ok && (elems == 0 || size <= (1<<62)/elems) {
+			r.RequestedBytes = elems * size
+		}
+	}
+	return r, true
+}
+
+// tensorElements multiplies the dims of the first "[d,d,…]" in line.
+func tensorElements(line string) (int64, bool) {
+	j := strings.IndexByte(line, '[')
+	if j < 0 {
+		return 0, false
+	}
+	end := strings.IndexByte(line[j:], ']')
+	if end < 0 {
+		return 0, false
+	}
+	dims := line[j+1 : j+end]
+	n := int64(1)
+	for _, d := range strings.Split(dims, ",") {
+		d = strings.TrimSpace(d)
+		if d == "" {
+			continue // "[]" is a scalar
+		}
+		v, e, ok := intAt(d, 0)
+		if !ok || e != len(d) {
+			return 0, false
+		}
+		if v != 0 && n > (1<<62)/v {
+			return 0, false
+		}
+		n *= v
+	}
+	return n, true
+}
+
+// firstField returns s up to the first space, ',' or ']'.
+func firstField(s string) string {
+	if j := strings.IndexAny(s, " ,]\t"); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
+
+// parseStreamExecutor reads the stream executor's device allocation failure
+// (cuda_driver.cc / gpu_driver.cc), exact bytes in parentheses:
+//
+//	failed to allocate <h> (<n> bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory
+func parseStreamExecutor(text string) (Result, bool) {
+	if !containsAny(text, "OUT_OF_MEMORY", "OutOfMemory", "f memory") {
+		return absent, false
+	}
+	const anchor = "failed to allocate "
+	for from := 0; ; {
+		i := indexFrom(text, anchor, from)
+		if i < 0 {
+			return absent, false
+		}
+		from = i + len(anchor)
+		w := window(text, from)
+		_, p, ok := sizeAt(w, 0)
+		if !ok || !strings.HasPrefix(w[p:], " (") {
+			continue
+		}
+		n, e, ok := intAt(w, p+2)
+		if !ok || !strings.HasPrefix(w[e:], " bytes) from device") {
+			continue
+		}
+		line := w[e:]
+		if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+			line = line[:nl]
+		}
+		if !strings.Contains(line, "OUT_OF_MEMORY") && !strings.Contains(line, "out of memory") && !strings.Contains(line, "OutOfMemory") {
+			continue
+		}
+		r := newResult(tfOrJAX(text))
+		r.RequestedBytes = n
+		return r, true
+	}
+}

@@ -1,0 +1,91 @@
+package parse
+
+import "strings"
+
+// xlaFramework names the framework of an XLA runtime message: JAX unless the
+// text shows TensorFlow (which links XLA too).
+func xlaFramework(text string) string {
+	if strings.Contains(text, "tensorflow") {
+		return FrameworkTensorFlow
+	}
+	return FrameworkJAX
+}
+
+// parseXLA reads XLA's GPU allocation failures, both RESOURCE_EXHAUSTED:
+//
+//	Failed to allocate request for <h> (<n>B) on device ordinal <d>   (StreamExecutorMemoryAllocator)
+//	Out of memory while trying to allocate <n> bytes.                (TfAllocatorAdapter; some builds print <h>)
+func parseXLA(text string) (Result, bool) {
+	const req = "Failed to allocate request for "
+	if i := strings.Index(text, req); i >= 0 {
+		w := window(text, i+len(req))
+		if v, p, ok := sizeAt(w, 0); ok {
+			r := newResult(xlaFramework(text))
+			r.RequestedBytes = v
+			if strings.HasPrefix(w[p:], " (") {
+				if n, e, ok := intAt(w, p+2); ok && strings.HasPrefix(w[e:], "B)") {
+					r.RequestedBytes = n
+					p = e + 2
+				}
+			}
+			if strings.HasPrefix(w[p:], " on device ordinal ") {
+				r.DeviceIndex = deviceAfter(w, p+len(" on device ordinal "))
+			}
+			return r, true
+		}
+	}
+	const oom = "Out of memory while trying to allocate "
+	if i := strings.Index(text, oom); i >= 0 {
+		if v, _, ok := sizeAt(window(text, i+len(oom)), 0); ok {
+			r := newResult(xlaFramework(text))
+			r.RequestedBytes = v
+			return r, true
+		}
+	}
+	return absent, false
+}
+
+// parseOutOfMemoryAllocating reads "Out of memory allocating <n> bytes",
+// which two libraries print:
+//
+//	CuPy:  Out of memory allocating {:,} bytes (allocated so far: {:,} bytes[, limit set to: {:,} bytes]).
+//	XLA:   RESOURCE_EXHAUSTED: Out of memory allocating <n> bytes.
+//
+// CuPy's "allocated so far" is the memory pool's total (in use + cached), so
+// it is ReservedBytes. Without CuPy's suffix or a JAX/XLA context the words
+// are too generic (any host allocator could say them) and are not recognised.
+func parseOutOfMemoryAllocating(text string) (Result, bool) {
+	const anchor = "Out of memory allocating "
+	i := strings.Index(text, anchor)
+	if i < 0 {
+		return absent, false
+	}
+	w := window(text, i+len(anchor))
+	n, p, ok := groupedIntAt(w, 0)
+	if !ok || !strings.HasPrefix(w[p:], " bytes") {
+		return absent, false
+	}
+	p += len(" bytes")
+	const soFar, limit = " (allocated so far: ", ", limit set to: "
+	switch {
+	case strings.HasPrefix(w[p:], soFar) || strings.Contains(text, "cupy"):
+		r := newResult(FrameworkCuPy)
+		r.RequestedBytes = n
+		if strings.HasPrefix(w[p:], soFar) {
+			if v, e, ok := groupedIntAt(w, p+len(soFar)); ok {
+				r.ReservedBytes = v
+				if strings.HasPrefix(w[e:], " bytes"+limit) {
+					if l, _, ok := groupedIntAt(w, e+len(" bytes"+limit)); ok {
+						r.LimitBytes = l
+					}
+				}
+			}
+		}
+		return r, true
+	case containsAny(text, "RESOURCE_EXHAUSTED", "XlaRuntimeError", "jax", "JAX", "Jax"):
+		r := newResult(FrameworkJAX)
+		r.RequestedBytes = n
+		return r, true
+	}
+	return absent, false
+}
