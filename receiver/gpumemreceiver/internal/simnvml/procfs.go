@@ -1,0 +1,132 @@
+package simnvml
+
+import (
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"testing/fstest"
+)
+
+// procFS is the simulated proc tree. Files are made once; each Open checks
+// the owning process is alive at that moment, so exits and appearances
+// follow the clock like /proc does.
+type procFS struct {
+	sim   *Sim
+	files fstest.MapFS
+	// lives are each pid's process entries (one per GPU it uses).
+	lives map[string][]*Process
+}
+
+var (
+	_ fs.FS         = (*procFS)(nil)
+	_ fs.ReadFileFS = (*procFS)(nil)
+)
+
+func newProcFS(s *Sim) *procFS {
+	p := &procFS{sim: s, files: fstest.MapFS{}, lives: map[string][]*Process{}}
+	for gi := range s.scn.GPUs {
+		for pi := range s.scn.GPUs[gi].Processes {
+			proc := &s.scn.GPUs[gi].Processes[pi]
+			dir := strconv.FormatUint(uint64(proc.PID), 10)
+			p.lives[dir] = append(p.lives[dir], proc)
+			if _, done := p.files[dir+"/comm"]; done {
+				continue // same pid on another GPU: Normalize checked it matches
+			}
+			p.files[dir+"/comm"] = &fstest.MapFile{Data: []byte(comm(proc.Name) + "\n"), Mode: 0o444}
+			p.files[dir+"/cgroup"] = &fstest.MapFile{Data: []byte(cgroupOf(proc)), Mode: 0o444}
+			p.files[dir+"/status"] = &fstest.MapFile{Data: []byte(statusOf(proc)), Mode: 0o444}
+		}
+	}
+	return p
+}
+
+// comm truncates a name as the kernel does (TASK_COMM_LEN 16, with the NUL).
+func comm(name string) string {
+	if len(name) > 15 {
+		return name[:15]
+	}
+	return name
+}
+
+// cgroupOf is the process's cgroup file: the literal one, or a cgroup v2
+// path of the shape containerd on Kubernetes (systemd driver) or docker writes.
+func cgroupOf(p *Process) string {
+	switch {
+	case p.Cgroup != "":
+		if !strings.HasSuffix(p.Cgroup, "\n") {
+			return p.Cgroup + "\n"
+		}
+		return p.Cgroup
+	case p.PodUID != "":
+		uid := strings.ReplaceAll(p.PodUID, "-", "_")
+		return fmt.Sprintf("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%s.slice/cri-containerd-%s.scope\n", uid, p.ContainerID)
+	case p.ContainerID != "":
+		return fmt.Sprintf("0::/system.slice/docker-%s.scope\n", p.ContainerID)
+	default:
+		return "0::/user.slice/user-1000.slice/session-2.scope\n"
+	}
+}
+
+// statusOf is the part of /proc/<pid>/status that matters here.
+func statusOf(p *Process) string {
+	ns := strconv.FormatUint(uint64(p.PID), 10)
+	if p.VPID > 0 {
+		ns += "\t" + strconv.Itoa(p.VPID)
+	}
+	return fmt.Sprintf("Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t1\nNStgid:\t%s\nNSpid:\t%s\n",
+		comm(p.Name), p.PID, p.PID, ns, ns)
+}
+
+// live reports whether the pid directory dir exists now.
+func (p *procFS) live(dir string) bool {
+	t := p.sim.ScenarioTime()
+	for _, proc := range p.lives[dir] {
+		if alive(proc, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// visible reports whether name lies in a live pid's directory.
+func (p *procFS) visible(name string) bool {
+	dir, _, _ := strings.Cut(name, "/")
+	return p.live(dir)
+}
+
+// Open implements fs.FS.
+func (p *procFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if name == "." {
+		return p.snapshot().Open(".")
+	}
+	if !p.visible(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return p.files.Open(name)
+}
+
+// ReadFile implements fs.ReadFileFS.
+func (p *procFS) ReadFile(name string) ([]byte, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
+	}
+	if !p.visible(name) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+	}
+	return p.files.ReadFile(name)
+}
+
+// snapshot is the tree of live processes, for listing the root.
+func (p *procFS) snapshot() fstest.MapFS {
+	snap := fstest.MapFS{}
+	for name, f := range p.files {
+		if p.visible(name) {
+			snap[name] = f
+		}
+	}
+	return snap
+}

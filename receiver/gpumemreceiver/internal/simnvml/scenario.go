@@ -1,0 +1,174 @@
+package simnvml
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Scenario is what the simulator replays. testdata/scenarios/README.md
+// documents every key; LoadScenario reads one from YAML and BuiltinScenario
+// returns the demo's.
+type Scenario struct {
+	// Duration is the loop length: scenario time is elapsed time modulo
+	// Duration. 0 plays the scenario once; every series then holds its last value.
+	Duration time.Duration `yaml:"duration,omitempty"`
+	// DriverVersion and NVMLVersion are what the system queries answer.
+	DriverVersion string `yaml:"driver_version,omitempty"`
+	NVMLVersion   string `yaml:"nvml_version,omitempty"`
+	// KmsgFile receives a kernel record line per Xid event; a relative path
+	// resolves against Dir. Options.KmsgPath overrides it.
+	KmsgFile string    `yaml:"kmsg_file,omitempty"`
+	GPUs     []GPU     `yaml:"gpus"`
+	Events   []Event   `yaml:"events,omitempty"`
+	LogLines []LogLine `yaml:"log_lines,omitempty"`
+
+	// Dir is the directory of the scenario file, set by LoadScenario.
+	Dir string `yaml:"-"`
+}
+
+// GPU is one simulated device.
+type GPU struct {
+	// Index is the NVML index; omitted, the GPU's position in the list.
+	Index  *int   `yaml:"index,omitempty"`
+	UUID   string `yaml:"uuid,omitempty"`
+	Name   string `yaml:"name,omitempty"`
+	Serial string `yaml:"serial,omitempty"`
+	BusID  string `yaml:"bus_id,omitempty"`
+	// MemoryTotal is the framebuffer NVML reports as total.
+	MemoryTotal Bytes `yaml:"memory_total,omitempty"`
+	// Reserved is what the driver and firmware keep (memory info v2).
+	Reserved *Bytes `yaml:"reserved,omitempty"`
+	// Utilization and MemoryUtilization are percents (0-100).
+	Utilization       Series `yaml:"utilization,omitempty"`
+	MemoryUtilization Series `yaml:"memory_utilization,omitempty"`
+	// Unattributed is memory in use that no listed process accounts for.
+	Unattributed Series       `yaml:"unattributed,omitempty"`
+	ECCMode      *bool        `yaml:"ecc_mode,omitempty"`
+	RetiredPages RetiredPages `yaml:"retired_pages,omitempty"`
+	RemappedRows RemappedRows `yaml:"remapped_rows,omitempty"`
+	ECCErrors    ECCErrors    `yaml:"ecc_errors,omitempty"`
+	// Supports switches NVML features off: a false key makes its calls
+	// answer ERROR_NOT_SUPPORTED. Keys: see supportKeys.
+	Supports  map[string]bool `yaml:"supports,omitempty"`
+	Processes []Process       `yaml:"processes,omitempty"`
+}
+
+// RetiredPages are page counts per retirement cause and the pending flag.
+type RetiredPages struct {
+	SingleBitECC Series `yaml:"single_bit_ecc,omitempty"`
+	DoubleBitECC Series `yaml:"double_bit_ecc,omitempty"`
+	Pending      Series `yaml:"pending,omitempty"`
+}
+
+// RemappedRows are row-remapping counts and flags.
+type RemappedRows struct {
+	Correctable   Series `yaml:"correctable,omitempty"`
+	Uncorrectable Series `yaml:"uncorrectable,omitempty"`
+	Pending       Series `yaml:"pending,omitempty"`
+	Failed        Series `yaml:"failed,omitempty"`
+}
+
+// ECCErrors are volatile ECC error counts. They are counters: each loop adds
+// the series' end value, so they never go down while the scenario loops.
+type ECCErrors struct {
+	Corrected   Series `yaml:"corrected,omitempty"`
+	Uncorrected Series `yaml:"uncorrected,omitempty"`
+}
+
+// Process is one process holding a context on a GPU.
+type Process struct {
+	PID  uint32 `yaml:"pid"`
+	Name string `yaml:"name"`
+	// Type is compute (default), graphics, or both.
+	Type string `yaml:"type,omitempty"`
+	// Cgroup is the literal /proc/<pid>/cgroup content. Without it, one is
+	// made from ContainerID and PodUID (a host session when both are empty).
+	Cgroup      string `yaml:"cgroup,omitempty"`
+	ContainerID string `yaml:"container_id,omitempty"`
+	PodUID      string `yaml:"pod_uid,omitempty"`
+	// VPID is the pid inside the container's pid namespace; 0 means none.
+	VPID   int    `yaml:"vpid,omitempty"`
+	Memory Series `yaml:"memory"`
+	// Start and Stop bound the process's life in scenario time; Stop 0 means
+	// it never exits.
+	Start time.Duration `yaml:"start,omitempty"`
+	Stop  time.Duration `yaml:"stop,omitempty"`
+}
+
+// Event is an Xid the driver reports at scenario time At.
+type Event struct {
+	At      time.Duration `yaml:"at"`
+	GPU     int           `yaml:"gpu"`
+	Xid     uint64        `yaml:"xid"`
+	PID     uint32        `yaml:"pid,omitempty"`
+	Name    string        `yaml:"name,omitempty"`
+	Message string        `yaml:"message,omitempty"`
+	// Via is both (default), nvml (event set only) or kmsg (kernel log only).
+	Via string `yaml:"via,omitempty"`
+}
+
+// LogLine is text an application appends to a log file at scenario time At.
+type LogLine struct {
+	At time.Duration `yaml:"at"`
+	// Path is relative to Options.LogDir.
+	Path string `yaml:"path"`
+	Line string `yaml:"line"`
+}
+
+// maxScenarioBytes bounds what LoadScenario reads: scenarios are hand-written.
+const maxScenarioBytes = 16 << 20
+
+// LoadScenario reads, defaults and validates the scenario file at path.
+func LoadScenario(path string) (*Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxScenarioBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("load scenario %s: %w", path, err)
+	}
+	if len(data) > maxScenarioBytes {
+		return nil, fmt.Errorf("load scenario %s: larger than %d bytes", path, maxScenarioBytes)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("load scenario %s: %w", path, err)
+	}
+	s, err := ParseScenario(data, dir)
+	if err != nil {
+		return nil, fmt.Errorf("load scenario %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ParseScenario parses scenario YAML; dir is what relative paths in it
+// resolve against. The result has defaults filled in and is validated.
+func ParseScenario(data []byte, dir string) (*Scenario, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var s Scenario
+	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty scenario: 'gpus' is required")
+		}
+		return nil, err
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New("more than one YAML document: a scenario is one document")
+	}
+	s.Dir = dir
+	if err := s.Normalize(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
