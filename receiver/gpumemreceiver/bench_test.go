@@ -1,0 +1,65 @@
+package gpumemreceiver
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+)
+
+// BenchmarkScrape: one scrape of 8 GPUs × 16 processes on go-nvml's mock (whose call
+// recording is part of the cost; see BenchmarkMockCalls to subtract it).
+func BenchmarkScrape(b *testing.B) {
+	gpus := make([]*fakeGPU, 8)
+	tree := map[uint32][2]string{}
+	for i := range gpus {
+		g := newFakeGPU(i)
+		g.remap = &[4]int{0, 0, 0, 0}
+		g.ecc = &[2]uint64{0, 0}
+		for p := 0; p < 16; p++ {
+			pid := uint32(1000 + 100*i + p)
+			g.compute = append(g.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
+			tree[pid] = [2]string{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
+		}
+		gpus[i] = g
+	}
+	r := startWith(b, newFakeNVML(gpus...), procTree(tree))
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := r.scrapeMetrics(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/8, "ns/gpu")
+}
+
+// BenchmarkMockCalls is the NVML part of BenchmarkScrape alone: the same calls on the mock.
+func BenchmarkMockCalls(b *testing.B) {
+	gpus := make([]*fakeGPU, 8)
+	for i := range gpus {
+		g := newFakeGPU(i)
+		g.remap = &[4]int{0, 0, 0, 0}
+		g.ecc = &[2]uint64{0, 0}
+		for p := 0; p < 16; p++ {
+			g.compute = append(g.compute, nvml.ProcessInfo{Pid: uint32(1000 + 100*i + p), UsedGpuMemory: uint64(gib)})
+		}
+		gpus[i] = g
+	}
+	lib := newFakeNVML(gpus...)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, d := range lib.devices {
+			d.GetMemoryInfo_v2()
+			d.GetComputeRunningProcesses()
+			d.GetGraphicsRunningProcesses()
+			d.GetUtilizationRates()
+			d.GetRemappedRows()
+			d.GetEccMode()
+			d.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.VOLATILE_ECC)
+			d.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC)
+		}
+	}
+}

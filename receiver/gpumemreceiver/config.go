@@ -1,0 +1,78 @@
+package gpumemreceiver
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/collector/scraper/scraperhelper"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+const (
+	backendNVML      = "nvml"
+	backendSimulated = "simulated"
+
+	defaultKmsgPath = "/dev/kmsg"
+)
+
+// Config is the gpu_mem receiver's configuration.
+type Config struct {
+	scraperhelper.ControllerConfig `mapstructure:",squash"`
+	metadata.MetricsBuilderConfig  `mapstructure:",squash"`
+
+	// Backend is nvml (the driver's libnvidia-ml) or simulated (a scenario replay).
+	Backend string `mapstructure:"backend"`
+	// LibraryPath is the NVML library to load; empty means the loader's default (libnvidia-ml.so.1).
+	LibraryPath string          `mapstructure:"library_path"`
+	Simulated   SimulatedConfig `mapstructure:"simulated"`
+	Processes   ProcessesConfig `mapstructure:"processes"`
+	Xid         XidConfig       `mapstructure:"xid"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// SimulatedConfig configures backend: simulated.
+type SimulatedConfig struct {
+	// Scenario is a scenario file; empty runs the built-in scenario.
+	Scenario string `mapstructure:"scenario"`
+	// LogDir is where the scenario's application log lines (log_lines) are written, for a
+	// file_log receiver to read; empty writes none.
+	LogDir string `mapstructure:"log_dir"`
+}
+
+// ProcessesConfig configures per-process memory.
+type ProcessesConfig struct {
+	Enabled bool `mapstructure:"enabled"`
+	// ProcRoot is where the host's /proc is visible (/host/proc inside a container).
+	ProcRoot string `mapstructure:"proc_root"`
+}
+
+// XidConfig configures Xid event sources.
+type XidConfig struct {
+	NVMLEvents bool   `mapstructure:"nvml_events"`
+	KmsgPath   string `mapstructure:"kmsg_path"`
+}
+
+// Validate checks the receiver's own keys; the controller settings validate themselves.
+func (cfg *Config) Validate() error {
+	var errs []error
+	switch cfg.Backend {
+	case backendNVML:
+		if cfg.Simulated.Scenario != "" || cfg.Simulated.LogDir != "" {
+			errs = append(errs, errors.New("'simulated' is only used with 'backend: simulated'"))
+		}
+	case backendSimulated:
+	default:
+		errs = append(errs, fmt.Errorf("'backend' must be %q or %q, got %q", backendNVML, backendSimulated, cfg.Backend))
+	}
+	if cfg.CollectionInterval < 100*time.Millisecond {
+		errs = append(errs, fmt.Errorf("'collection_interval' must be at least 100ms, got %s", cfg.CollectionInterval))
+	}
+	if cfg.Processes.Enabled && cfg.Processes.ProcRoot == "" {
+		errs = append(errs, errors.New("'processes.proc_root' must not be empty when 'processes.enabled' is true"))
+	}
+	return errors.Join(errs...)
+}

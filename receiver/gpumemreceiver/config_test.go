@@ -1,0 +1,71 @@
+package gpumemreceiver
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+func loadConfig(t *testing.T, name string) (*Config, error) {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	sub, err := cm.Sub(component.MustNewIDWithName(metadata.Type.String(), name).String())
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	if err := sub.Unmarshal(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, confmap.Validate(cfg)
+}
+
+func TestLoadConfig(t *testing.T) {
+	cfg, err := loadConfig(t, "")
+	require.NoError(t, err)
+	assert.Equal(t, createDefaultConfig(), cfg)
+	assert.Equal(t, time.Second, cfg.CollectionInterval)
+	assert.Equal(t, "nvml", cfg.Backend)
+	assert.Equal(t, "/proc", cfg.Processes.ProcRoot)
+	assert.Equal(t, "/dev/kmsg", cfg.Xid.KmsgPath)
+
+	cfg, err = loadConfig(t, "custom")
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Second, cfg.CollectionInterval)
+	assert.Equal(t, "simulated", cfg.Backend)
+	assert.Equal(t, "../../testdata/scenarios/leak.yaml", cfg.Simulated.Scenario)
+	assert.Equal(t, "/tmp/gpumem-logs", cfg.Simulated.LogDir)
+	assert.Equal(t, "/host/proc", cfg.Processes.ProcRoot)
+	assert.False(t, cfg.Xid.NVMLEvents)
+	assert.Empty(t, cfg.Xid.KmsgPath)
+	assert.False(t, cfg.Metrics["nvidia.gpu.process.memory.usage"].Enabled)
+	assert.True(t, cfg.Metrics["hw.gpu.utilization"].Enabled, "an empty switch keeps the default")
+	assert.True(t, cfg.Metrics["hw.gpu.memory.usage"].Enabled, "untouched switches keep the default")
+	assert.False(t, cfg.ResourceAttributes["hw.serial_number"].Enabled)
+	assert.True(t, cfg.ResourceAttributes["hw.id"].Enabled)
+}
+
+// Every error names the YAML key the user has to fix.
+func TestConfigErrorsNameTheirKey(t *testing.T) {
+	for name, want := range map[string]string{
+		"bad_backend":                "'backend' must be \"nvml\" or \"simulated\", got \"cuda\"",
+		"bad_interval":               "'collection_interval' must be at least 100ms",
+		"bad_proc_root":              "'processes.proc_root' must not be empty",
+		"scenario_without_simulated": "'simulated' is only used with 'backend: simulated'",
+		"unknown_metric":             "unknown metric \"hw.gpu.memory.used\"",
+		"unknown_key":                "colection_interval",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := loadConfig(t, name)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), want)
+		})
+	}
+}

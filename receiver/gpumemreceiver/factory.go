@@ -1,0 +1,74 @@
+package gpumemreceiver
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/scraper"
+	"go.opentelemetry.io/collector/scraper/scraperhelper"
+
+	"github.com/gpumem/otelcol-gpumem/internal/sharedcomponent"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+// receivers holds one instance per component ID, shared by the metrics and logs signals.
+var receivers = sharedcomponent.NewMap[component.ID, *gpuMemReceiver]()
+
+// NewFactory returns the gpu_mem receiver factory.
+func NewFactory() receiver.Factory {
+	return receiver.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		receiver.WithMetrics(createMetrics, metadata.MetricsStability),
+		receiver.WithLogs(createLogs, metadata.LogsStability),
+	)
+}
+
+func createDefaultConfig() component.Config {
+	cc := scraperhelper.NewDefaultControllerConfig()
+	// OOMs and Xids are second-scale events: a 10 s or 60 s sample misses the ramp before a
+	// failure, so the default is per second (an NVML memory query costs microseconds).
+	cc.CollectionInterval = time.Second
+	return &Config{
+		ControllerConfig:     cc,
+		MetricsBuilderConfig: metadata.DefaultMetricsBuilderConfig(),
+		Backend:              backendNVML,
+		Processes:            ProcessesConfig{Enabled: true, ProcRoot: "/proc"},
+		Xid:                  XidConfig{NVMLEvents: true, KmsgPath: defaultKmsgPath},
+	}
+}
+
+func createMetrics(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
+	c := cfg.(*Config)
+	shared, err := receivers.LoadOrStore(set.ID, func() (*gpuMemReceiver, error) {
+		return newGPUMemReceiver(c, set), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s, err := scraper.NewMetrics(shared.Unwrap.scrapeMetrics,
+		scraper.WithStart(shared.Start),
+		scraper.WithShutdown(shared.Shutdown))
+	if err != nil {
+		return nil, err
+	}
+	return scraperhelper.NewMetricsController(&c.ControllerConfig, set, next,
+		scraperhelper.AddMetricsScraper(metadata.Type, s))
+}
+
+// createLogs attaches the logs consumer to the shared instance: Xid records flow from the
+// same NVML session the metrics use.
+func createLogs(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Logs) (receiver.Logs, error) {
+	c := cfg.(*Config)
+	shared, err := receivers.LoadOrStore(set.ID, func() (*gpuMemReceiver, error) {
+		return newGPUMemReceiver(c, set), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	shared.Unwrap.nextLogs = next
+	return shared, nil
+}

@@ -1,0 +1,109 @@
+package metadata
+
+// MetricType is the pdata shape of a metric.
+type MetricType int
+
+const (
+	Gauge MetricType = iota
+	Sum
+)
+
+// ValueType is the number type of a metric's data points.
+type ValueType int
+
+const (
+	Int ValueType = iota
+	Double
+)
+
+// MetricID indexes Metrics.
+type MetricID int
+
+// The receiver's metrics. The order is the order of Metrics below.
+const (
+	HwGpuMemoryUsage MetricID = iota
+	HwGpuMemoryLimit
+	HwGpuMemoryUtilization
+	NvidiaGpuMemoryFree
+	NvidiaGpuMemoryReserved
+	NvidiaGpuMemoryUnattributed
+	NvidiaGpuProcessMemoryUsage
+	NvidiaGpuProcessCount
+	HwGpuUtilization
+	NvidiaGpuMemoryRetiredPages
+	NvidiaGpuMemoryRetiredPagesPending
+	NvidiaGpuMemoryRemappedRows
+	NvidiaGpuMemoryRemappedRowsPending
+	NvidiaGpuMemoryRemappedRowsFailed
+	NvidiaGpuEccMode
+	HwErrors
+	NvidiaGpuXidErrors
+	metricCount
+)
+
+// MetricDef describes one metric as metadata.yaml does.
+type MetricDef struct {
+	Name        string
+	Description string
+	Unit        string
+	Type        MetricType
+	Value       ValueType
+	Monotonic   bool // sums only
+	Attributes  []string
+	Enabled     bool // default
+}
+
+// Metrics is the receiver's metric table, indexed by MetricID.
+var Metrics = [metricCount]MetricDef{
+	HwGpuMemoryUsage: {Name: "hw.gpu.memory.usage", Unit: "By", Type: Sum, Enabled: true,
+		Description: "Framebuffer memory in use, excluding the driver's reserve (NVML memory info v2 used; with v1, total - free)."},
+	HwGpuMemoryLimit: {Name: "hw.gpu.memory.limit", Unit: "By", Type: Sum, Enabled: true,
+		Description: "Framebuffer memory in total."},
+	HwGpuMemoryUtilization: {Name: "hw.gpu.memory.utilization", Unit: "1", Type: Gauge, Value: Double, Enabled: true,
+		Description: "Fraction of the framebuffer in use: usage / limit."},
+	NvidiaGpuMemoryFree: {Name: "nvidia.gpu.memory.free", Unit: "By", Type: Sum, Enabled: true,
+		Description: "Framebuffer memory free for allocation."},
+	NvidiaGpuMemoryReserved: {Name: "nvidia.gpu.memory.reserved", Unit: "By", Type: Sum, Enabled: true,
+		Description: "Framebuffer memory reserved by the driver and firmware (NVML memory info v2 only)."},
+	NvidiaGpuMemoryUnattributed: {Name: "nvidia.gpu.memory.unattributed", Unit: "By", Type: Sum, Enabled: true,
+		Description: "Memory in use that no listed process accounts for: total - free - reserved - sum of per-process memory, floored at 0."},
+	NvidiaGpuProcessMemoryUsage: {Name: "nvidia.gpu.process.memory.usage", Unit: "By", Type: Sum, Enabled: true,
+		Attributes:  []string{"process.pid", "process.executable.name", "nvidia.gpu.process.type", "container.id", "k8s.pod.uid"},
+		Description: "Framebuffer memory used by one process."},
+	NvidiaGpuProcessCount: {Name: "nvidia.gpu.process.count", Unit: "{process}", Type: Sum, Enabled: true,
+		Attributes:  []string{"nvidia.gpu.process.type"},
+		Description: "Processes holding a context on the GPU."},
+	HwGpuUtilization: {Name: "hw.gpu.utilization", Unit: "1", Type: Gauge, Value: Double, Enabled: true,
+		Attributes:  []string{"hw.gpu.task"},
+		Description: "Fraction of time over the past sample period during which one or more kernels ran."},
+	NvidiaGpuMemoryRetiredPages: {Name: "nvidia.gpu.memory.retired_pages", Unit: "{page}", Type: Sum, Enabled: true,
+		Attributes:  []string{"nvidia.gpu.retirement.cause"},
+		Description: "Framebuffer pages retired by ECC (pre-Ampere page retirement)."},
+	NvidiaGpuMemoryRetiredPagesPending: {Name: "nvidia.gpu.memory.retired_pages.pending", Unit: "1", Type: Gauge, Enabled: true,
+		Description: "1 while a page retirement waits for a GPU reset."},
+	NvidiaGpuMemoryRemappedRows: {Name: "nvidia.gpu.memory.remapped_rows", Unit: "{row}", Type: Sum, Enabled: true,
+		Attributes:  []string{"nvidia.gpu.remap.type"},
+		Description: "Framebuffer rows remapped (Ampere and later)."},
+	NvidiaGpuMemoryRemappedRowsPending: {Name: "nvidia.gpu.memory.remapped_rows.pending", Unit: "1", Type: Gauge, Enabled: true,
+		Description: "1 while a row remapping waits for a GPU reset."},
+	NvidiaGpuMemoryRemappedRowsFailed: {Name: "nvidia.gpu.memory.remapped_rows.failed", Unit: "1", Type: Gauge, Enabled: true,
+		Description: "1 when a row remapping failed: the GPU needs servicing."},
+	NvidiaGpuEccMode: {Name: "nvidia.gpu.ecc.mode", Unit: "1", Type: Gauge, Enabled: true,
+		Description: "1 when ECC is enabled (current mode)."},
+	HwErrors: {Name: "hw.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true,
+		Attributes:  []string{"hw.type", "error.type"},
+		Description: "Volatile ECC memory error counts since the last driver reload."},
+	NvidiaGpuXidErrors: {Name: "nvidia.gpu.xid.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true,
+		Attributes:  []string{"nvidia.gpu.xid"},
+		Description: "Xid events seen since the receiver started."},
+}
+
+// MetricByName returns the ID of a metric name.
+func MetricByName(name string) (MetricID, bool) {
+	for i := range Metrics {
+		if Metrics[i].Name == name {
+			return MetricID(i), true
+		}
+	}
+	return 0, false
+}

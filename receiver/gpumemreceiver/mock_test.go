@@ -1,0 +1,176 @@
+package gpumemreceiver
+
+import (
+	"fmt"
+	"testing/fstest"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+)
+
+const (
+	gib = int64(1) << 30
+	mib = int64(1) << 20
+)
+
+// fakeGPU is a GPU for go-nvml's mock: plain fields the test sets, turned into mock funcs.
+type fakeGPU struct {
+	uuid, name, busID  string
+	total, reserved    int64
+	used               int64 // v2 used, excluding reserved
+	util               uint32
+	compute, graphics  []nvml.ProcessInfo
+	memV2, utilization nvml.Return // result codes; SUCCESS when zero value is overridden below
+	memV1              nvml.Return
+	processes          nvml.Return
+
+	// reliability; nil maps / zero returns mean NOT_SUPPORTED (a consumer part)
+	retired        map[nvml.PageRetirementCause]int
+	retiredPending bool
+	remap          *[4]int // corrected, uncorrected, pending, failed
+	ecc            *[2]uint64
+	eccErr         nvml.Return
+}
+
+func newFakeGPU(i int) *fakeGPU {
+	return &fakeGPU{
+		uuid:  fmt.Sprintf("GPU-0000000%d-aaaa-bbbb-cccc-dddddddddddd", i),
+		name:  "NVIDIA H100 80GB HBM3",
+		busID: fmt.Sprintf("00000000:%02X:00.0", 0x18+i),
+		total: 81559 * mib, reserved: 512 * mib, used: 10 * gib, util: 42,
+	}
+}
+
+func busID(s string) [32]int8 {
+	var b [32]int8
+	for i := 0; i < len(s) && i < 31; i++ {
+		b[i] = int8(s[i])
+	}
+	return b
+}
+
+func (g *fakeGPU) device(index int) *mock.Device {
+	return &mock.Device{
+		GetUUIDFunc:    func() (string, nvml.Return) { return g.uuid, nvml.SUCCESS },
+		GetNameFunc:    func() (string, nvml.Return) { return g.name, nvml.SUCCESS },
+		GetSerialFunc:  func() (string, nvml.Return) { return fmt.Sprintf("13230000%05d", index), nvml.SUCCESS },
+		GetIndexFunc:   func() (int, nvml.Return) { return index, nvml.SUCCESS },
+		GetPciInfoFunc: func() (nvml.PciInfo, nvml.Return) { return nvml.PciInfo{BusId: busID(g.busID)}, nvml.SUCCESS },
+		GetMemoryInfo_v2Func: func() (nvml.Memory_v2, nvml.Return) {
+			if g.memV2 != nvml.SUCCESS {
+				return nvml.Memory_v2{}, g.memV2
+			}
+			free := g.total - g.reserved - g.used
+			return nvml.Memory_v2{Total: uint64(g.total), Reserved: uint64(g.reserved), Used: uint64(g.used), Free: uint64(free)}, nvml.SUCCESS
+		},
+		GetMemoryInfoFunc: func() (nvml.Memory, nvml.Return) {
+			if g.memV1 != nvml.SUCCESS {
+				return nvml.Memory{}, g.memV1
+			}
+			free := g.total - g.reserved - g.used
+			return nvml.Memory{Total: uint64(g.total), Used: uint64(g.total - free), Free: uint64(free)}, nvml.SUCCESS
+		},
+		GetComputeRunningProcessesFunc: func() ([]nvml.ProcessInfo, nvml.Return) {
+			return g.compute, g.processes
+		},
+		GetGraphicsRunningProcessesFunc: func() ([]nvml.ProcessInfo, nvml.Return) {
+			return g.graphics, g.processes
+		},
+		GetUtilizationRatesFunc: func() (nvml.Utilization, nvml.Return) {
+			return nvml.Utilization{Gpu: g.util}, g.utilization
+		},
+		GetRetiredPagesFunc: func(c nvml.PageRetirementCause) ([]uint64, nvml.Return) {
+			if g.retired == nil {
+				return nil, nvml.ERROR_NOT_SUPPORTED
+			}
+			return make([]uint64, g.retired[c]), nvml.SUCCESS
+		},
+		GetRetiredPagesPendingStatusFunc: func() (nvml.EnableState, nvml.Return) {
+			if g.retired == nil {
+				return 0, nvml.ERROR_NOT_SUPPORTED
+			}
+			if g.retiredPending {
+				return nvml.FEATURE_ENABLED, nvml.SUCCESS
+			}
+			return nvml.FEATURE_DISABLED, nvml.SUCCESS
+		},
+		GetRemappedRowsFunc: func() (int, int, bool, bool, nvml.Return) {
+			if g.remap == nil {
+				return 0, 0, false, false, nvml.ERROR_NOT_SUPPORTED
+			}
+			return g.remap[0], g.remap[1], g.remap[2] != 0, g.remap[3] != 0, nvml.SUCCESS
+		},
+		GetEccModeFunc: func() (nvml.EnableState, nvml.EnableState, nvml.Return) {
+			if g.ecc == nil {
+				return 0, 0, nvml.ERROR_NOT_SUPPORTED
+			}
+			return nvml.FEATURE_ENABLED, nvml.FEATURE_ENABLED, nvml.SUCCESS
+		},
+		GetTotalEccErrorsFunc: func(t nvml.MemoryErrorType, _ nvml.EccCounterType) (uint64, nvml.Return) {
+			if g.ecc == nil {
+				return 0, nvml.ERROR_NOT_SUPPORTED
+			}
+			if g.eccErr != nvml.SUCCESS {
+				return 0, g.eccErr
+			}
+			return g.ecc[t], nvml.SUCCESS
+		},
+		GetSupportedEventTypesFunc: func() (uint64, nvml.Return) {
+			return nvml.EventTypeXidCriticalError, nvml.SUCCESS
+		},
+		RegisterEventsFunc: func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS },
+	}
+}
+
+// fakeNVML is a mock library over fake GPUs. initErr makes Init fail until cleared.
+type fakeNVML struct {
+	*mock.Interface
+	devices []*mock.Device
+	// events feeds the event set: each value is (device index, xid).
+	events chan [2]int
+}
+
+func newFakeNVML(gpus ...*fakeGPU) *fakeNVML {
+	f := &fakeNVML{events: make(chan [2]int, 16)}
+	for i, g := range gpus {
+		f.devices = append(f.devices, g.device(i))
+	}
+	f.Interface = &mock.Interface{
+		InitFunc:                   func() nvml.Return { return nvml.SUCCESS },
+		ShutdownFunc:               func() nvml.Return { return nvml.SUCCESS },
+		SystemGetDriverVersionFunc: func() (string, nvml.Return) { return "570.86.15", nvml.SUCCESS },
+		DeviceGetCountFunc:         func() (int, nvml.Return) { return len(f.devices), nvml.SUCCESS },
+		EventSetCreateFunc: func() (nvml.EventSet, nvml.Return) {
+			return &mock.EventSet{
+				WaitFunc: func(timeoutMs uint32) (nvml.EventData, nvml.Return) {
+					select {
+					case e := <-f.events:
+						return nvml.EventData{Device: f.devices[e[0]], EventType: nvml.EventTypeXidCriticalError, EventData: uint64(e[1])}, nvml.SUCCESS
+					case <-time.After(time.Duration(timeoutMs) * time.Millisecond):
+						return nvml.EventData{}, nvml.ERROR_TIMEOUT
+					}
+				},
+				FreeFunc: func() nvml.Return { return nvml.SUCCESS },
+			}, nvml.SUCCESS
+		},
+		DeviceGetHandleByIndexFunc: func(i int) (nvml.Device, nvml.Return) {
+			if i < 0 || i >= len(f.devices) {
+				return nil, nvml.ERROR_INVALID_ARGUMENT
+			}
+			return f.devices[i], nvml.SUCCESS
+		},
+	}
+	return f
+}
+
+// procTree is an in-memory /proc for the given pids.
+func procTree(entries map[uint32][2]string) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for pid, e := range entries {
+		fsys[fmt.Sprintf("%d/comm", pid)] = &fstest.MapFile{Data: []byte(e[0] + "\n")}
+		fsys[fmt.Sprintf("%d/cgroup", pid)] = &fstest.MapFile{Data: []byte(e[1])}
+		fsys[fmt.Sprintf("%d/status", pid)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("Name:\t%s\nNSpid:\t%d\t1\n", e[0], pid))}
+	}
+	return fsys
+}

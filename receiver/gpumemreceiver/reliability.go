@@ -1,0 +1,135 @@
+package gpumemreceiver
+
+import (
+	"fmt"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+// Which GPUs answer what (NVML API reference):
+//   - page retirement (GetRetiredPages, GetRetiredPagesPendingStatus): Kepler to Volta data
+//     center parts with ECC; Ampere and later answer NOT_SUPPORTED (row remapping replaced it).
+//   - row remapping (GetRemappedRows): Ampere (A100, A30) and later data center parts; earlier
+//     and consumer parts answer NOT_SUPPORTED.
+//   - ECC mode and counters (GetEccMode, GetTotalEccErrors): data center and workstation parts;
+//     consumer parts answer NOT_SUPPORTED, and the counters also when ECC is off.
+// Each is probed once per device; NOT_SUPPORTED switches it off quietly.
+
+var retirementCauses = [...]struct {
+	cause nvml.PageRetirementCause
+	name  string
+}{
+	{nvml.PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, "single_bit_ecc"},
+	{nvml.PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, "double_bit_ecc"},
+}
+
+func (s *metricsScraper) recordRetiredPages(d *device, ts pcommon.Timestamp) error {
+	if d.retiredPages != unsupported && s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPages) {
+		for _, c := range retirementCauses {
+			pages, r := d.handle.GetRetiredPages(c.cause)
+			ok, err := d.retiredPages.check(r)
+			if err != nil {
+				return fmt.Errorf("read retired pages of GPU %s: %w", d.uuid, err)
+			}
+			if !ok {
+				break
+			}
+			if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPages, ts, int64(len(pages))); ok {
+				dp.Attributes().PutStr("nvidia.gpu.retirement.cause", c.name)
+			}
+		}
+	}
+	if d.retiredPending != unsupported && s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPagesPending) {
+		state, r := d.handle.GetRetiredPagesPendingStatus()
+		ok, err := d.retiredPending.check(r)
+		if err != nil {
+			return fmt.Errorf("read retired pages pending status of GPU %s: %w", d.uuid, err)
+		}
+		if ok {
+			s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPagesPending, ts, boolInt(state == nvml.FEATURE_ENABLED))
+		}
+	}
+	return nil
+}
+
+func (s *metricsScraper) recordRemappedRows(d *device, ts pcommon.Timestamp) error {
+	if d.remappedRows == unsupported || !(s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRows) ||
+		s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsPending) || s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsFailed)) {
+		return nil
+	}
+	corrected, uncorrected, pending, failed, r := d.handle.GetRemappedRows()
+	ok, err := d.remappedRows.check(r)
+	if err != nil {
+		return fmt.Errorf("read remapped rows of GPU %s: %w", d.uuid, err)
+	}
+	if !ok {
+		return nil
+	}
+	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(corrected)); ok {
+		dp.Attributes().PutStr("nvidia.gpu.remap.type", "correctable")
+	}
+	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(uncorrected)); ok {
+		dp.Attributes().PutStr("nvidia.gpu.remap.type", "uncorrectable")
+	}
+	s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRowsPending, ts, boolInt(pending))
+	s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRowsFailed, ts, boolInt(failed))
+	return nil
+}
+
+var eccErrorTypes = [2]struct {
+	typ  nvml.MemoryErrorType
+	name string
+}{
+	{nvml.MEMORY_ERROR_TYPE_CORRECTED, "corrected"},
+	{nvml.MEMORY_ERROR_TYPE_UNCORRECTED, "uncorrected"},
+}
+
+func (s *metricsScraper) recordECC(d *device, ts pcommon.Timestamp) error {
+	if d.eccMode != unsupported && s.mb.Enabled(metadata.NvidiaGpuEccMode) {
+		current, _, r := d.handle.GetEccMode()
+		ok, err := d.eccMode.check(r)
+		if err != nil {
+			return fmt.Errorf("read ECC mode of GPU %s: %w", d.uuid, err)
+		}
+		if ok {
+			s.mb.RecordInt(metadata.NvidiaGpuEccMode, ts, boolInt(current == nvml.FEATURE_ENABLED))
+		}
+	}
+	if d.eccErrors == unsupported || !s.mb.Enabled(metadata.HwErrors) {
+		return nil
+	}
+	var counts [2]uint64
+	for i, e := range eccErrorTypes {
+		n, r := d.handle.GetTotalEccErrors(e.typ, nvml.VOLATILE_ECC)
+		ok, err := d.eccErrors.check(r)
+		if err != nil {
+			return fmt.Errorf("read volatile ECC errors of GPU %s: %w", d.uuid, err)
+		}
+		if !ok {
+			return nil
+		}
+		counts[i] = n
+	}
+	if d.eccStart == 0 || counts[0] < d.eccLast[0] || counts[1] < d.eccLast[1] {
+		d.eccStart = ts
+	}
+	d.eccLast = counts
+	for i, e := range eccErrorTypes {
+		if dp, ok := s.mb.RecordInt(metadata.HwErrors, ts, int64(counts[i])); ok {
+			dp.SetStartTimestamp(d.eccStart)
+			dp.Attributes().PutStr("hw.type", "gpu")
+			dp.Attributes().PutStr("error.type", e.name)
+		}
+	}
+	return nil
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

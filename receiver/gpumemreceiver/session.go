@@ -1,0 +1,137 @@
+package gpumemreceiver
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.uber.org/zap"
+)
+
+// errNVMLDown is what the gate answers while the library is not initialised.
+var errNVMLDown = errors.New("NVML is not initialised")
+
+// session owns the NVML library for one receiver instance and is the one gate every NVML
+// call passes: after a failed nvml.Init any other go-nvml call dereferences an unresolved
+// symbol and kills the process, so nothing may reach the library while it is down.
+type session struct {
+	lib         nvml.Interface
+	libraryPath string // for the log line only
+	logger      *zap.Logger
+
+	// retry bounds the background re-initialisation after a failed start.
+	retryMin, retryMax time.Duration
+
+	mu            sync.RWMutex
+	up            bool
+	driverVersion string
+	devices       []*device
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+func newSession(lib nvml.Interface, libraryPath string, logger *zap.Logger) *session {
+	return &session{
+		lib:         lib,
+		libraryPath: libraryPath,
+		logger:      logger,
+		retryMin:    time.Second,
+		retryMax:    time.Minute,
+		stop:        make(chan struct{}),
+	}
+}
+
+// start initialises NVML. A failure is not fatal: the collector keeps running, the component
+// reports a recoverable error, and one goroutine retries with backoff until it works.
+func (s *session) start(host component.Host) {
+	err := s.init()
+	if err == nil {
+		return
+	}
+	s.logger.Warn("NVML could not be initialised; GPU metrics start once it can be, retrying in the background",
+		zap.String("library", s.libraryPath),
+		zap.String("check", "the NVIDIA driver is installed, libnvidia-ml.so.1 is on the loader path, and /dev/nvidia* are visible to the collector"),
+		zap.Error(err))
+	componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(err))
+	s.wg.Add(1)
+	go s.retry(host)
+}
+
+func (s *session) retry(host component.Host) {
+	defer s.wg.Done()
+	wait := s.retryMin
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-time.After(wait):
+		}
+		if err := s.init(); err != nil {
+			s.logger.Debug("NVML still unavailable", zap.Error(err), zap.Duration("next_try", wait))
+			wait = min(2*wait, s.retryMax)
+			continue
+		}
+		s.logger.Info("NVML initialised after retry")
+		componentstatus.ReportStatus(host, componentstatus.NewEvent(componentstatus.StatusOK))
+		return
+	}
+}
+
+// init loads the library and discovers the devices. Only here is the library touched
+// while the gate is closed, and only through Init.
+func (s *session) init() error {
+	if r := s.lib.Init(); r != nvml.SUCCESS {
+		return fmt.Errorf("initialise NVML from %q: %w", s.libraryPath, r)
+	}
+	devices, driver, err := discover(s.lib, s.logger)
+	if err != nil {
+		_ = s.lib.Shutdown()
+		return err
+	}
+	s.mu.Lock()
+	s.up, s.devices, s.driverVersion = true, devices, driver
+	s.mu.Unlock()
+	s.logger.Info("NVML initialised", zap.String("driver_version", driver), zap.Int("gpus", len(devices)))
+	return nil
+}
+
+// withDevices runs fn with the device list while holding the gate open.
+func (s *session) withDevices(fn func(driverVersion string, devices []*device)) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if !s.up {
+		return errNVMLDown
+	}
+	fn(s.driverVersion, s.devices)
+	return nil
+}
+
+// shutdown stops the retry loop and releases the library. Safe without start and twice.
+func (s *session) shutdown() {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.up {
+		s.up = false
+		if r := s.lib.Shutdown(); r != nvml.SUCCESS {
+			s.logger.Warn("NVML shutdown failed", zap.Error(r))
+		}
+	}
+}
+
+// isUp says whether the gate is open.
+func (s *session) isUp() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.up
+}

@@ -1,0 +1,79 @@
+package gpumemreceiver
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+// The simulated backend drives the very code the real one does; this checks the built-in
+// scenario end to end through the receiver and that every attribute the code emits is one
+// metadata.yaml declares.
+func TestSimulatedBuiltinScenario(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Backend = backendSimulated
+	cfg.Xid.KmsgPath = ""
+	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	defer func() { require.NoError(t, r.Shutdown(context.Background())) }()
+
+	md, err := r.scrapeMetrics(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 8, md.ResourceMetrics().Len(), "8 simulated GPUs")
+
+	declared := loadMetadata(t)
+	processes := 0
+	for i := 0; i < md.ResourceMetrics().Len(); i++ {
+		rm := md.ResourceMetrics().At(i)
+		rm.Resource().Attributes().Range(func(k string, _ pcommon.Value) bool {
+			assert.Contains(t, declared.ResourceAttributes, k)
+			return true
+		})
+		ms := rm.ScopeMetrics().At(0).Metrics()
+		for j := 0; j < ms.Len(); j++ {
+			m := ms.At(j)
+			def, ok := declared.Metrics[m.Name()]
+			require.True(t, ok, "metric %s declared", m.Name())
+			forEachPoint(m, func(dp pmetric.NumberDataPoint) {
+				dp.Attributes().Range(func(k string, _ pcommon.Value) bool {
+					assert.Contains(t, def.Attributes, k, "attribute %s of %s declared", k, m.Name())
+					return true
+				})
+			})
+			if m.Name() == "nvidia.gpu.process.memory.usage" {
+				processes += m.Sum().DataPoints().Len()
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, processes, 24, "a few dozen processes")
+
+	gpus := byGPU(md)
+	var zombie float64
+	for _, g := range gpus {
+		if v := g["nvidia.gpu.memory.unattributed"]; len(v) > 0 && v[0].value > zombie {
+			zombie = v[0].value
+		}
+	}
+	assert.InDelta(t, float64(6*gib), zombie, float64(gib), "one GPU holds ~6 GiB no process accounts for")
+}
+
+func forEachPoint(m pmetric.Metric, fn func(pmetric.NumberDataPoint)) {
+	dps := pmetric.NewNumberDataPointSlice()
+	switch m.Type() {
+	case pmetric.MetricTypeGauge:
+		dps = m.Gauge().DataPoints()
+	case pmetric.MetricTypeSum:
+		dps = m.Sum().DataPoints()
+	}
+	for i := 0; i < dps.Len(); i++ {
+		fn(dps.At(i))
+	}
+}

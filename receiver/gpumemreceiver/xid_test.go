@@ -1,0 +1,178 @@
+package gpumemreceiver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+// xidHarness is a receiver on fake NVML with a kernel log file the test appends to.
+type xidHarness struct {
+	r    *gpuMemReceiver
+	lib  *fakeNVML
+	sink *consumertest.LogsSink
+	kmsg string
+	boot time.Time
+	seq  int
+}
+
+func newXidHarness(t *testing.T, nvmlEvents bool, gpus ...*fakeGPU) *xidHarness {
+	t.Helper()
+	h := &xidHarness{lib: newFakeNVML(gpus...), sink: &consumertest.LogsSink{}, boot: time.Now().Add(-time.Hour)}
+	h.kmsg = filepath.Join(t.TempDir(), "kmsg")
+	require.NoError(t, os.WriteFile(h.kmsg, nil, 0o600))
+	cfg := createDefaultConfig().(*Config)
+	cfg.Xid.KmsgPath = h.kmsg
+	cfg.Xid.NVMLEvents = nvmlEvents
+	h.r = newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
+	h.r.nextLogs = h.sink
+	h.r.newBackend = func(c *Config) (backend, error) {
+		return backend{lib: h.lib, procFS: fstest.MapFS{}, kmsgPath: c.Xid.KmsgPath, boot: h.boot}, nil
+	}
+	require.NoError(t, h.r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, h.r.Shutdown(context.Background())) })
+	return h
+}
+
+// kernel appends a kmsg record stamped at "now".
+func (h *xidHarness) kernel(t *testing.T, text string) {
+	t.Helper()
+	h.seq++
+	usec := time.Since(h.boot).Microseconds()
+	f, err := os.OpenFile(h.kmsg, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprintf(f, "3,%d,%d,-;%s\n", h.seq, usec, text)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+func (h *xidHarness) records(t *testing.T, n int) []plog.LogRecord {
+	t.Helper()
+	require.Eventually(t, func() bool { return h.sink.LogRecordCount() >= n }, 15*time.Second, 20*time.Millisecond)
+	var out []plog.LogRecord
+	for _, ld := range h.sink.AllLogs() {
+		for i := 0; i < ld.ResourceLogs().Len(); i++ {
+			rl := ld.ResourceLogs().At(i)
+			for j := 0; j < rl.ScopeLogs().At(0).LogRecords().Len(); j++ {
+				lr := rl.ScopeLogs().At(0).LogRecords().At(j)
+				// Carry the resource along for assertions.
+				rl.Resource().Attributes().Range(func(k string, v pcommon.Value) bool {
+					lr.Attributes().PutStr("resource."+k, v.AsString())
+					return true
+				})
+				out = append(out, lr)
+			}
+		}
+	}
+	return out
+}
+
+// The NVML event and the kernel line of one Xid become one record: NVML names the GPU, the
+// kernel line the process and the text.
+func TestXidMergedFromBothSources(t *testing.T) {
+	g0, g1 := newFakeGPU(0), newFakeGPU(1) // bus ids 00000000:18:00.0, 00000000:19:00.0
+	h := newXidHarness(t, true, g0, g1)
+	require.Eventually(t, h.r.sess.isUp, 5*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // let the watcher register
+	h.lib.events <- [2]int{1, 31}
+	h.kernel(t, "NVRM: Xid (PCI:0000:19:00): 31, pid=4242, name=python train.py, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f5e_1c000000.")
+
+	recs := h.records(t, 1)
+	time.Sleep(xidMergeWindow + 500*time.Millisecond)
+	require.Equal(t, 1, h.sink.LogRecordCount(), "one record per occurrence")
+	a := recs[0].Attributes().AsRaw()
+	assert.Equal(t, "both", a["nvidia.gpu.xid.source"])
+	assert.Equal(t, int64(31), a["nvidia.gpu.xid"])
+	assert.Equal(t, "nvidia.gpu.xid", a["event.name"])
+	assert.Equal(t, "application", a["nvidia.gpu.xid.origin"])
+	assert.NotEmpty(t, a["nvidia.gpu.xid.description"])
+	assert.Equal(t, int64(4242), a["process.pid"])
+	assert.Equal(t, "python train.py", a["process.executable.name"])
+	assert.Equal(t, "00000000:19:00.0", a["nvidia.gpu.pci.bus_id"])
+	assert.Equal(t, g1.uuid, a["resource.hw.id"])
+	assert.Equal(t, "ERROR", recs[0].SeverityText())
+	assert.Equal(t, plog.SeverityNumberError, recs[0].SeverityNumber())
+	assert.Contains(t, recs[0].Body().Str(), "MMU Fault")
+	assert.WithinDuration(t, time.Now(), recs[0].Timestamp().AsTime(), 10*time.Second)
+
+	md, err := h.r.scrapeMetrics(context.Background())
+	require.NoError(t, err)
+	xids := byGPU(md)[g1.uuid]["nvidia.gpu.xid.errors"]
+	require.Len(t, xids, 1)
+	assert.Equal(t, 1.0, xids[0].value)
+	assert.Equal(t, int64(31), xids[0].attrs["nvidia.gpu.xid"])
+}
+
+func TestXidNVMLOnly(t *testing.T) {
+	h := newXidHarness(t, true, newFakeGPU(0))
+	require.Eventually(t, h.r.sess.isUp, 5*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
+	h.lib.events <- [2]int{0, 48}
+	a := h.records(t, 1)[0].Attributes().AsRaw()
+	assert.Equal(t, "nvml", a["nvidia.gpu.xid.source"])
+	assert.Equal(t, int64(48), a["nvidia.gpu.xid"])
+	assert.Equal(t, "hardware", a["nvidia.gpu.xid.origin"])
+	assert.NotContains(t, a, "process.pid")
+}
+
+// A GPU that fell off the bus is gone from NVML's list; its record keeps the bus id alone,
+// and the driver's two lines for it (numbered and not) are one occurrence.
+func TestXidGPULost(t *testing.T) {
+	h := newXidHarness(t, false, newFakeGPU(0))
+	h.kernel(t, "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+	h.kernel(t, "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.")
+	h.kernel(t, "usb 1-1: new high-speed USB device number 2 using xhci_hcd")
+	recs := h.records(t, 1)
+	time.Sleep(xidMergeWindow + 500*time.Millisecond)
+	require.Equal(t, 1, h.sink.LogRecordCount())
+	a := recs[0].Attributes().AsRaw()
+	assert.Equal(t, int64(79), a["nvidia.gpu.xid"])
+	assert.Equal(t, "kmsg", a["nvidia.gpu.xid.source"])
+	assert.Equal(t, "00000000:3B:00.0", a["resource.nvidia.gpu.pci.bus_id"])
+	assert.NotContains(t, a, "resource.hw.id")
+	assert.NotContains(t, a, "process.pid", "pid='<unknown>' is no pid")
+}
+
+func TestXidKmsgUnreadableIsNotFatal(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Xid.KmsgPath = filepath.Join(t.TempDir(), "missing", "kmsg")
+	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
+	r.newBackend = func(c *Config) (backend, error) {
+		return backend{lib: newFakeNVML(newFakeGPU(0)), procFS: fstest.MapFS{}, kmsgPath: c.Xid.KmsgPath}, nil
+	}
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, r.Shutdown(context.Background()))
+}
+
+func TestMergeInto(t *testing.T) {
+	at := time.Now()
+	nv := xidEvent{code: 31, busID: "00000000:19:00.0", nvml: true, arrived: at}
+	km := xidEvent{code: 31, busID: "00000000:19:00.0", kmsg: true, arrived: at.Add(time.Second), pid: 7, hasPID: true}
+	other := xidEvent{code: 31, busID: "00000000:1A:00.0", kmsg: true, arrived: at}
+	late := xidEvent{code: 31, busID: "00000000:19:00.0", kmsg: true, arrived: at.Add(3 * xidMergeWindow)}
+
+	p := mergeInto(nil, nv)
+	p = mergeInto(p, other)
+	p = mergeInto(p, km)
+	require.Len(t, p, 2, "same GPU and code within the window merge; another GPU does not")
+	assert.Equal(t, "both", p[0].source())
+	assert.Equal(t, 7, p[0].pid)
+	p = mergeInto(p, late)
+	assert.Len(t, p, 3, "beyond the window it is a new occurrence")
+	dup := mergeInto([]xidEvent{{code: 31, busID: "x", nvml: true, kmsg: true, arrived: at}}, xidEvent{code: 31, busID: "x", nvml: true, arrived: at})
+	assert.Len(t, dup, 2, "two NVML events are two occurrences")
+}

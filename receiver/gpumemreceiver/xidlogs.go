@@ -1,0 +1,77 @@
+package gpumemreceiver
+
+import (
+	"fmt"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/gpumem/otelcol-gpumem/internal/xid"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+// xidLogs turns Xid occurrences into log records, one resource per GPU (DESIGN.md §2).
+func xidLogs(events []xidEvent, driver string, switches *metadata.ResourceSwitches, version string, observed pcommon.Timestamp) plog.Logs {
+	ld := plog.NewLogs()
+	scopes := map[string]plog.LogRecordSlice{}
+	for i := range events {
+		e := &events[i]
+		key := e.busID
+		if e.dev != nil {
+			key = e.dev.uuid
+		}
+		records, ok := scopes[key]
+		if !ok {
+			rl := ld.ResourceLogs().AppendEmpty()
+			res := switches.Wrap(rl.Resource().Attributes())
+			if e.dev != nil {
+				e.dev.describe(res, driver)
+			} else {
+				// A GPU NVML no longer sees (Xid 79) keeps what the kernel line says.
+				res.SetStr(metadata.ResHwType, "gpu")
+				res.SetStr(metadata.ResHwVendor, "nvidia")
+				res.SetStr(metadata.ResNvidiaGpuPciBusID, e.busID)
+			}
+			sl := rl.ScopeLogs().AppendEmpty()
+			sl.Scope().SetName(metadata.ScopeName)
+			sl.Scope().SetVersion(version)
+			records = sl.LogRecords()
+			scopes[key] = records
+		}
+		fillXidRecord(records.AppendEmpty(), e, observed)
+	}
+	return ld
+}
+
+func fillXidRecord(lr plog.LogRecord, e *xidEvent, observed pcommon.Timestamp) {
+	entry := xid.Lookup(e.code)
+	lr.SetTimestamp(pcommon.NewTimestampFromTime(e.time))
+	lr.SetObservedTimestamp(observed)
+	if entry.Severity == xid.SeverityError {
+		lr.SetSeverityNumber(plog.SeverityNumberError)
+	} else {
+		lr.SetSeverityNumber(plog.SeverityNumberWarn)
+	}
+	lr.SetSeverityText(string(entry.Severity))
+	body := e.text
+	if body == "" {
+		body = fmt.Sprintf("Xid %d on GPU %s: %s", e.code, e.busID, entry.Description)
+	}
+	lr.Body().SetStr(body)
+	lr.SetEventName("nvidia.gpu.xid")
+	attrs := lr.Attributes()
+	attrs.PutStr("event.name", "nvidia.gpu.xid")
+	attrs.PutInt("nvidia.gpu.xid", int64(e.code))
+	attrs.PutStr("nvidia.gpu.xid.description", entry.Description)
+	attrs.PutStr("nvidia.gpu.xid.origin", entry.Origin)
+	if e.busID != "" {
+		attrs.PutStr("nvidia.gpu.pci.bus_id", e.busID)
+	}
+	if e.hasPID {
+		attrs.PutInt("process.pid", int64(e.pid))
+	}
+	if e.name != "" {
+		attrs.PutStr("process.executable.name", e.name)
+	}
+	attrs.PutStr("nvidia.gpu.xid.source", e.source())
+}
