@@ -1,0 +1,69 @@
+package oomclassifier
+
+// Attributes the processor writes on log records (documentation.md, metadata.yaml). The
+// contract is DESIGN.md §3: these names change only together with those files.
+const (
+	attrFramework      = "gpu.oom.framework"
+	attrRequestedBytes = "gpu.oom.requested_bytes"
+	attrTotalBytes     = "gpu.oom.total_bytes"
+	attrFreeBytes      = "gpu.oom.free_bytes"
+	attrAllocatedBytes = "gpu.oom.allocated_bytes"
+	attrReservedBytes  = "gpu.oom.reserved_bytes"
+	attrProcessBytes   = "gpu.oom.process_bytes"
+	attrDeviceIndex    = "gpu.oom.device_index"
+	attrOtherProcesses = "gpu.oom.other_processes"
+	attrCause          = "gpu.oom.cause"
+	attrContributing   = "gpu.oom.contributing_causes"
+	attrConfidence     = "gpu.oom.confidence"
+	attrEvidence       = "gpu.oom.evidence"
+	attrRecommendation = "gpu.oom.recommendation"
+	attrHWID           = "hw.id"
+
+	attrXid            = "nvidia.gpu.xid"
+	attrXidDescription = "nvidia.gpu.xid.description"
+	attrXidOrigin      = "nvidia.gpu.xid.origin"
+	attrPCIBusID       = "nvidia.gpu.pci.bus_id"
+	attrProcessPID     = "process.pid"
+	attrProcessName    = "process.executable.name"
+
+	// keyBytes is the byte count inside each gpu.oom.other_processes entry, beside process.pid.
+	keyBytes = "bytes"
+)
+
+// writtenAttributes lists every attribute the processor may add, for the documentation test.
+var writtenAttributes = []string{
+	attrFramework, attrRequestedBytes, attrTotalBytes, attrFreeBytes, attrAllocatedBytes,
+	attrReservedBytes, attrProcessBytes, attrDeviceIndex, attrOtherProcesses, attrCause,
+	attrContributing, attrConfidence, attrEvidence, attrRecommendation, attrHWID,
+	attrXid, attrXidDescription, attrXidOrigin, attrPCIBusID, attrProcessPID, attrProcessName,
+}
+
+// Names read from metrics and records (DESIGN.md §2); the processor depends on these alone.
+const (
+	resHostName = "host.name"
+	resHWName   = "hw.name"
+	resGPUIndex = "nvidia.gpu.index"
+
+	metricUsage        = "hw.gpu.memory.usage"
+	metricLimit        = "hw.gpu.memory.limit"
+	metricFree         = "nvidia.gpu.memory.free"
+	metricReserved     = "nvidia.gpu.memory.reserved"
+	metricUnattributed = "nvidia.gpu.memory.unattributed"
+	metricProcess      = "nvidia.gpu.process.memory.usage"
+	metricRetired      = "nvidia.gpu.memory.retired_pages"
+	metricRetiredPend  = "nvidia.gpu.memory.retired_pages.pending"
+	metricRemapped     = "nvidia.gpu.memory.remapped_rows"
+	metricRemapPending = "nvidia.gpu.memory.remapped_rows.pending"
+	metricRemapFailed  = "nvidia.gpu.memory.remapped_rows.failed"
+
+	attrContainerID   = "container.id"
+	attrPodUID        = "k8s.pod.uid"
+	attrProcessType   = "nvidia.gpu.process.type"
+	attrRetireCause   = "nvidia.gpu.retirement.cause"
+	attrRemapType     = "nvidia.gpu.remap.type"
+	attrEventName     = "event.name"
+	eventXid          = "nvidia.gpu.xid"
+	attrExceptionMsg  = "exception.message"
+	attrExceptionType = "exception.type"
+	attrExceptionST   = "exception.stacktrace"
+)

@@ -1,0 +1,94 @@
+package oomclassifier
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/metadata"
+)
+
+func TestLoadConfig(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+
+	custom := createDefaultConfig().(*Config)
+	custom.Window = 30 * time.Minute
+	custom.DecisionWait = 3 * time.Second
+	custom.MaxGPUs = 64
+	custom.MaxSamplesPerGPU = 2400
+	custom.Thresholds.ZombieMinBytes = 2 << 30
+	custom.Thresholds.TenantMinFraction = 0.2
+	custom.Thresholds.LeakMinDuration = 5 * time.Minute
+	custom.Thresholds.SpecTotals = map[string]int64{"NVIDIA H100 80GB HBM3": 85520809984}
+
+	immediate := createDefaultConfig().(*Config)
+	immediate.DecisionWait = 0
+
+	tests := []struct {
+		id      component.ID
+		want    component.Config
+		wantErr string // the YAML key the error must quote
+	}{
+		{id: component.NewID(metadata.Type), want: createDefaultConfig()},
+		{id: component.NewIDWithName(metadata.Type, "custom"), want: custom},
+		{id: component.NewIDWithName(metadata.Type, "immediate"), want: immediate},
+		{id: component.NewIDWithName(metadata.Type, "bad_window"), wantErr: "'window' must be > 0"},
+		{id: component.NewIDWithName(metadata.Type, "bad_decision_wait"), wantErr: "'decision_wait' must be >= 0"},
+		{id: component.NewIDWithName(metadata.Type, "bad_max_gpus"), wantErr: "'max_gpus' must be > 0"},
+		{id: component.NewIDWithName(metadata.Type, "bad_max_samples"), wantErr: "'max_samples_per_gpu' must be >= 0"},
+		{id: component.NewIDWithName(metadata.Type, "bad_fraction"), wantErr: "'zombie_min_fraction' must be in (0, 1]"},
+		{id: component.NewIDWithName(metadata.Type, "bad_worker_count"), wantErr: "'worker_min_count' must be >= 1"},
+		{id: component.NewIDWithName(metadata.Type, "bad_spec_total"), wantErr: "'spec_totals' entry \"Broken GPU\" must be > 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id.String(), func(t *testing.T) {
+			cfg := createDefaultConfig()
+			sub, err := cm.Sub(tt.id.String())
+			require.NoError(t, err)
+			require.NoError(t, sub.Unmarshal(cfg))
+			err = confmap.Validate(cfg)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, cfg)
+		})
+	}
+}
+
+func TestNestedErrorsNameThePath(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Thresholds.DenseFraction = 0
+	err := confmap.Validate(cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "thresholds")
+	assert.Contains(t, err.Error(), "'dense_fraction'")
+}
+
+func TestDefaultConfig(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	assert.NoError(t, componenttest.CheckConfigStruct(cfg))
+	assert.NoError(t, confmap.Validate(cfg))
+	assert.Equal(t, 15*time.Minute, cfg.Window)
+	assert.Equal(t, 1126, maxSamples(cfg), "15 min at 1 s plus a quarter")
+	th := cfg.Thresholds.toClassify()
+	assert.NotEmpty(t, th.SpecTotals, "built-in spec table kept")
+}
+
+func TestSpecTotalsAddToBuiltIn(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Thresholds.SpecTotals = map[string]int64{"My GPU": 1 << 30}
+	th := cfg.Thresholds.toClassify()
+	assert.Equal(t, int64(1<<30), th.SpecTotals["My GPU"])
+	assert.Greater(t, len(th.SpecTotals), 1)
+}

@@ -1,0 +1,88 @@
+package oomclassifier
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/sharedcomponent"
+)
+
+// NewFactory returns the factory of the oom_classifier processor.
+func NewFactory() processor.Factory {
+	return (&factory{}).processorFactory()
+}
+
+func (f *factory) processorFactory() processor.Factory {
+	return processor.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		processor.WithMetrics(f.createMetrics, metadata.MetricsStability),
+		processor.WithLogs(f.createLogs, metadata.LogsStability),
+	)
+}
+
+// factory holds the live instances, one per component id, shared by the metrics and logs
+// sides of that id. Each NewFactory has its own map, so tests do not see each other.
+type factory struct {
+	instances sharedcomponent.Map[component.ID, *instance]
+}
+
+func createDefaultConfig() component.Config {
+	return &Config{
+		// Long enough to see a leak ramp and the load that preceded the OOM; at 1 s and ~20
+		// series per GPU it costs well under 1 MiB per GPU.
+		Window: 15 * time.Minute,
+		// A little over the receiver's 1 s collection interval: the metrics that cover an
+		// OOM's moment are at most one collection (plus export latency) behind the log.
+		DecisionWait: 1500 * time.Millisecond,
+		// A gateway serving 128 eight-GPU nodes; at under 1 MiB each the cap bounds memory.
+		MaxGPUs: 1024,
+		// 0: derived from the window (one point a second plus a quarter for jitter).
+		MaxSamplesPerGPU: 0,
+		Thresholds:       defaultThresholds(),
+	}
+}
+
+// acquire returns the instance for the id, creating it with the first caller's settings.
+func (f *factory) acquire(set processor.Settings, cfg component.Config) (*sharedcomponent.Ref[*instance], error) {
+	c, ok := cfg.(*Config)
+	if !ok {
+		return nil, fmt.Errorf("create %s processor: unexpected config type %T", metadata.Type, cfg)
+	}
+	return f.instances.Acquire(set.ID, func() (*instance, error) {
+		tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+		if err != nil {
+			return nil, fmt.Errorf("create %s telemetry: %w", set.ID, err)
+		}
+		return newInstance(c, set.Logger, tb), nil
+	}, nil)
+}
+
+func (f *factory) createMetrics(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Metrics) (processor.Metrics, error) {
+	ref, err := f.acquire(set, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewMetrics(ctx, set, cfg, next, ref.Value.processMetrics,
+		// Observation only reads: downstream consumers may share the data without a copy.
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
+		processorhelper.WithShutdown(func(context.Context) error {
+			ref.Release()
+			return nil
+		}))
+}
+
+func (f *factory) createLogs(_ context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+	ref, err := f.acquire(set, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newLogsProcessor(ref.Value, next, ref.Release), nil
+}

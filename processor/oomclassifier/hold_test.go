@@ -1,0 +1,150 @@
+package oomclassifier
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+// bodyOf is the first record's body, to tell batches apart in the sink.
+func bodyOf(ld plog.Logs) string { return firstRecord(ld).Body().AsString() }
+
+func TestDecisionWaitHoldsInOrder(t *testing.T) {
+	const wait = 300 * time.Millisecond
+	p := newProcessors(t, testConfig(wait), nopSettings())
+	ctx := context.Background()
+	start := time.Now()
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("n", t0, text(pytorchOOM))))
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("n", t0, text("after the OOM"))))
+	assert.Equal(t, 0, p.lsink.LogRecordCount(), "the OOM waits for metrics, the next batch waits behind it")
+
+	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == 2 }, 5*time.Second, 10*time.Millisecond)
+	assert.GreaterOrEqual(t, time.Since(start), wait)
+	all := p.lsink.AllLogs()
+	assert.Contains(t, bodyOf(all[0]), "CUDA out of memory")
+	assert.Equal(t, "after the OOM", bodyOf(all[1]))
+	assert.Contains(t, firstRecord(all[0]).Attributes().AsRaw(), attrCause, "classified with what was there")
+
+	// With the queue empty again, a batch without an OOM goes straight through.
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("n", t0, text("later"))))
+	assert.Equal(t, 3, p.lsink.LogRecordCount())
+}
+
+func TestMetricsCoveringTheOOMReleaseItEarly(t *testing.T) {
+	p := newProcessors(t, testConfig(time.Hour), nopSettings())
+	ctx := context.Background()
+	g := gpuMetrics{host: "n", hwID: "GPU-a", at: t0, used: 39 * gib, total: 40 * gib, procs: map[int64]int64{3101: 39 * gib}}
+	require.NoError(t, p.metrics.ConsumeMetrics(ctx, metricsOf(g)))
+	oomAt := t0.Add(500 * time.Millisecond)
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("n", oomAt, text(pytorchOOM))))
+	time.Sleep(50 * time.Millisecond)
+	assert.Equal(t, 0, p.lsink.LogRecordCount(), "metrics only reach 0 s, the OOM is at 0.5 s")
+
+	g.at = t0.Add(time.Second)
+	require.NoError(t, p.metrics.ConsumeMetrics(ctx, metricsOf(g)))
+	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == 1 }, 5*time.Second, 5*time.Millisecond)
+	assert.Equal(t, "GPU-a", firstRecord(p.lsink.AllLogs()[0]).Attributes().AsRaw()[attrHWID])
+
+	// Already covered: classified in the call, no wait.
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("n", oomAt, text(pytorchOOM))))
+	assert.Equal(t, 2, p.lsink.LogRecordCount())
+}
+
+func TestShutdownFlushesHeldBatches(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	lp, err := NewFactory().CreateLogs(context.Background(), nopSettings(), testConfig(time.Hour), sink)
+	require.NoError(t, err)
+	require.NoError(t, lp.Start(context.Background(), componenttest.NewNopHost()))
+	ctx, cancel := context.WithCancel(context.Background())
+	for i := 0; i < 5; i++ {
+		require.NoError(t, lp.ConsumeLogs(ctx, logsWith("n", t0, text(pytorchOOM))))
+		require.NoError(t, lp.ConsumeLogs(ctx, logsWith("n", t0, text("plain"))))
+	}
+	cancel() // the callers' contexts ending must not lose held batches
+	assert.Equal(t, 0, sink.LogRecordCount())
+	require.NoError(t, lp.Shutdown(context.Background()))
+	require.Equal(t, 10, sink.LogRecordCount())
+	for i, ld := range sink.AllLogs() {
+		if i%2 == 0 {
+			assert.Contains(t, firstRecord(ld).Attributes().AsRaw(), attrCause)
+		} else {
+			assert.Equal(t, "plain", bodyOf(ld))
+		}
+	}
+	// After shutdown nothing is held or lost: records are classified in the call.
+	require.NoError(t, lp.ConsumeLogs(context.Background(), logsWith("n", t0, text(pytorchOOM))))
+	assert.Equal(t, 11, sink.LogRecordCount())
+}
+
+func TestDecisionWaitZeroClassifiesInTheCall(t *testing.T) {
+	p := newProcessors(t, testConfig(0), nopSettings())
+	require.NoError(t, p.logs.ConsumeLogs(context.Background(), logsWith("n", t0, text(pytorchOOM))))
+	assert.Equal(t, 1, p.lsink.LogRecordCount())
+}
+
+func TestHeldBatchForwardErrorIsCounted(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := nopSettings()
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	lp, err := NewFactory().CreateLogs(context.Background(), set, testConfig(time.Hour), consumertest.NewErr(assert.AnError))
+	require.NoError(t, err)
+	require.NoError(t, lp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, lp.ConsumeLogs(context.Background(), logsWith("n", t0, text(pytorchOOM))))
+	require.NoError(t, lp.Shutdown(context.Background()))
+	m, err := tel.GetMetric("otelcol_processor_oom_classifier_forward_errors")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), sumOf(m))
+}
+
+// TestConcurrentSendersKeepTheirOrder: several senders, OOM and plain batches mixed, metrics
+// arriving meanwhile. Nothing is lost and each sender's batches leave in the order sent.
+func TestConcurrentSendersKeepTheirOrder(t *testing.T) {
+	p := newProcessors(t, testConfig(20*time.Millisecond), nopSettings())
+	ctx := context.Background()
+	const senders, perSender = 4, 50
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 100; i++ {
+			g := gpuMetrics{host: "n", hwID: "GPU-a", at: t0.Add(time.Duration(i) * 100 * time.Millisecond), used: 1, total: 2}
+			assert.NoError(t, p.metrics.ConsumeMetrics(ctx, metricsOf(g)))
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	errs := make(chan error, senders)
+	for s := 0; s < senders; s++ {
+		go func() {
+			for i := 0; i < perSender; i++ {
+				body := fmt.Sprintf("%d %03d", s, i)
+				if i%5 == 0 {
+					body += "\n" + pytorchOOM
+				}
+				if err := p.logs.ConsumeLogs(ctx, logsWith("n", t0.Add(time.Duration(i)*time.Second), text(body))); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for s := 0; s < senders; s++ {
+		require.NoError(t, <-errs)
+	}
+	<-done
+	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == senders*perSender }, 10*time.Second, 10*time.Millisecond)
+	last := map[string]string{}
+	for _, ld := range p.lsink.AllLogs() {
+		var s, i string
+		fmt.Sscan(bodyOf(ld), &s, &i)
+		assert.Less(t, last[s], i, "sender %s out of order", s)
+		last[s] = i
+	}
+}

@@ -1,0 +1,45 @@
+package sharedcomponent
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestSharedUntilLastRelease(t *testing.T) {
+	var m Map[string, *int]
+	created, closed := 0, 0
+	create := func() (*int, error) { created++; v := created; return &v, nil }
+	closeFn := func(*int) { closed++ }
+
+	a, err := m.Acquire("x", create, closeFn)
+	require.NoError(t, err)
+	b, err := m.Acquire("x", create, closeFn)
+	require.NoError(t, err)
+	assert.Same(t, a.Value, b.Value)
+	assert.Equal(t, 1, created)
+
+	a.Release()
+	a.Release() // twice: still one hold gone
+	assert.Equal(t, 1, m.Len())
+	assert.Equal(t, 0, closed)
+	b.Release()
+	assert.Equal(t, 0, m.Len())
+	assert.Equal(t, 1, closed)
+
+	c, err := m.Acquire("x", create, closeFn)
+	require.NoError(t, err)
+	assert.NotSame(t, a.Value, c.Value, "a released key starts afresh")
+}
+
+func TestCreateErrorStoresNothing(t *testing.T) {
+	var m Map[string, int]
+	_, err := m.Acquire("x", func() (int, error) { return 0, errors.New("boom") }, nil)
+	assert.Error(t, err)
+	assert.Equal(t, 0, m.Len())
+}

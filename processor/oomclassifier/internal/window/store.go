@@ -1,0 +1,309 @@
+// Package window keeps a bounded history of GPU memory metrics per (host, GPU), indexed by the
+// data points' own timestamps, so that an OOM record can be classified against the state of its
+// GPU at the moment it happened even when metrics arrive late, batched or out of order.
+//
+// The package is pure: no pdata, no clock, no goroutines. The processor converts pdata into
+// Samples and Snapshots into the classifier's input.
+package window
+
+import (
+	"sync"
+	"time"
+)
+
+// Kind names the metric stream a Sample belongs to (DESIGN.md §2 names in comments).
+type Kind uint8
+
+const (
+	Used                Kind = iota // hw.gpu.memory.usage
+	Total                           // hw.gpu.memory.limit
+	Free                            // nvidia.gpu.memory.free
+	Reserved                        // nvidia.gpu.memory.reserved
+	Unattributed                    // nvidia.gpu.memory.unattributed
+	RetiredPagesPending             // nvidia.gpu.memory.retired_pages.pending
+	RemapPending                    // nvidia.gpu.memory.remapped_rows.pending
+	RemapFailed                     // nvidia.gpu.memory.remapped_rows.failed
+	ProcessBytes                    // nvidia.gpu.process.memory.usage; Sample.Process says whose
+	RetiredPages                    // nvidia.gpu.memory.retired_pages; Sample.Label is the cause
+	RemappedRows                    // nvidia.gpu.memory.remapped_rows; Sample.Label is the remap type
+	numGauges           = ProcessBytes
+)
+
+// maxLabels bounds the label values kept per labelled stream; the real ones number two.
+const maxLabels = 8
+
+// Config bounds the store. Zero or negative caps mean "no cap" only for tests; the processor
+// always passes positive values.
+type Config struct {
+	Window             time.Duration // history kept per GPU, measured back from its newest sample
+	MaxGPUs            int           // GPUs kept over all hosts; the least recently updated goes first
+	MaxSamplesPerGPU   int           // points kept per series of one GPU
+	MaxProcessesPerGPU int           // process series kept per GPU
+	MaxXidsPerHost     int           // Xid events kept per host
+}
+
+// GPUKey identifies a GPU across hosts: a gateway receives the same UUIDs from many nodes only
+// if they are the same devices, but host.name keeps nodes apart where UUIDs are absent or reused.
+type GPUKey struct {
+	Host string // host.name; "" when the resource has none
+	HWID string // hw.id, the GPU UUID
+}
+
+// GPUInfo is what the resource says about the device. Empty fields leave the known value alone.
+type GPUInfo struct {
+	Name  string // hw.name
+	BusID string // nvidia.gpu.pci.bus_id, normalised by the caller
+	Index int    // nvidia.gpu.index; -1 when absent
+}
+
+// ProcessInfo describes a process holding memory on a GPU.
+type ProcessInfo struct {
+	PID         int
+	Name        string // process.executable.name
+	ContainerID string // container.id
+	PodUID      string // k8s.pod.uid
+	Type        string // nvidia.gpu.process.type
+}
+
+// Sample is one data point. T is the point's own timestamp in Unix nanoseconds (the hot path
+// avoids time.Time); V is the value, bytes or a count.
+type Sample struct {
+	Kind    Kind
+	T       int64
+	V       int64
+	Label   string      // RetiredPages, RemappedRows
+	Process ProcessInfo // ProcessBytes
+}
+
+// Xid is a driver Xid event kept as evidence. HWID is set when the record names the GPU;
+// otherwise BusID (normalised by the caller) ties it to the GPU that reports that bus id.
+type Xid struct {
+	T           time.Time
+	Code        int
+	Fault       bool
+	Description string
+	HWID        string
+	BusID       string
+}
+
+// Overflow counts what the caps pushed out during one call; the processor adds these to its
+// internal telemetry. Points leaving the window by age are normal and not counted.
+type Overflow struct {
+	GPUsEvicted      int
+	SamplesCapped    int
+	ProcessesEvicted int
+	XidsCapped       int
+	LabelsRejected   int
+}
+
+// Store is the metric window. It is safe for concurrent use.
+type Store struct {
+	mu    sync.Mutex
+	cfg   Config
+	hosts map[string]*host
+	gpus  int
+}
+
+type host struct {
+	gpus map[string]*gpu
+	xids []Xid // sorted by T
+}
+
+type gpu struct {
+	key      GPUKey
+	info     GPUInfo
+	newest   int64 // newest point of any series: the window is measured back from here
+	trimmed  int64 // newest at the last full trim; see Observe
+	gauges   [numGauges]series
+	labelled [2]map[string]*series // RetiredPages, RemappedRows
+	procs    map[int]*proc
+}
+
+type proc struct {
+	info ProcessInfo
+	s    series
+}
+
+// New returns an empty store.
+func New(cfg Config) *Store {
+	return &Store{cfg: cfg, hosts: make(map[string]*host)}
+}
+
+// Observe records the samples of one GPU resource.
+func (s *Store) Observe(key GPUKey, info GPUInfo, samples []Sample) Overflow {
+	var of Overflow
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.gpu(key, &of)
+	if info.Name != "" {
+		g.info.Name = info.Name
+	}
+	if info.BusID != "" {
+		g.info.BusID = info.BusID
+	}
+	if info.Index >= 0 {
+		g.info.Index = info.Index
+	}
+	for i := range samples {
+		g.add(&samples[i], s.cfg, &of)
+	}
+	// A full trim walks every series and process; doing it once per 1/64 of the window keeps
+	// observation cheap while holding at most that sliver of extra history.
+	if g.newest-g.trimmed >= int64(s.cfg.Window)/64 {
+		g.trim(s.cfg)
+		g.trimmed = g.newest
+	}
+	return of
+}
+
+// gpu finds or creates the entry for key, evicting the least recently updated GPU when full.
+func (s *Store) gpu(key GPUKey, of *Overflow) *gpu {
+	h := s.hosts[key.Host]
+	if h == nil {
+		h = &host{gpus: make(map[string]*gpu)}
+		s.hosts[key.Host] = h
+	}
+	if g := h.gpus[key.HWID]; g != nil {
+		return g
+	}
+	if s.cfg.MaxGPUs > 0 && s.gpus >= s.cfg.MaxGPUs {
+		s.evictOldestGPU(key.Host)
+		of.GPUsEvicted++
+	}
+	g := &gpu{key: key, info: GPUInfo{Index: -1}, procs: make(map[int]*proc)}
+	g.gauges[Total].step = true
+	g.gauges[RetiredPagesPending].step = true
+	g.gauges[RemapPending].step = true
+	g.gauges[RemapFailed].step = true
+	h.gpus[key.HWID] = g
+	s.gpus++
+	return g
+}
+
+// evictOldestGPU removes the GPU whose newest point is oldest. Linear in the GPU count, but it
+// runs only when a new GPU arrives at the cap.
+func (s *Store) evictOldestGPU(keep string) {
+	var victim *gpu
+	for _, h := range s.hosts {
+		for _, g := range h.gpus {
+			if victim == nil || g.newest < victim.newest {
+				victim = g
+			}
+		}
+	}
+	if victim == nil {
+		return
+	}
+	h := s.hosts[victim.key.Host]
+	delete(h.gpus, victim.key.HWID)
+	s.gpus--
+	if len(h.gpus) == 0 && len(h.xids) == 0 && victim.key.Host != keep {
+		delete(s.hosts, victim.key.Host)
+	}
+}
+
+func (g *gpu) add(sm *Sample, cfg Config, of *Overflow) {
+	var dst *series
+	switch {
+	case sm.Kind < numGauges:
+		dst = &g.gauges[sm.Kind]
+	case sm.Kind == ProcessBytes:
+		p := g.procs[sm.Process.PID]
+		if p == nil {
+			if cfg.MaxProcessesPerGPU > 0 && len(g.procs) >= cfg.MaxProcessesPerGPU {
+				g.evictOldestProcess()
+				of.ProcessesEvicted++
+			}
+			p = &proc{info: sm.Process}
+			g.procs[sm.Process.PID] = p
+		} else if sm.T >= p.s.newest() && p.info != sm.Process {
+			p.info = sm.Process // the newest description wins: names and containers can change
+		}
+		dst = &p.s
+	case sm.Kind == RetiredPages || sm.Kind == RemappedRows:
+		i := int(sm.Kind - RetiredPages)
+		m := g.labelled[i]
+		if m == nil {
+			m = make(map[string]*series, 2)
+			g.labelled[i] = m
+		}
+		ls := m[sm.Label]
+		if ls == nil {
+			if len(m) >= maxLabels {
+				of.LabelsRejected++
+				return
+			}
+			ls = &series{step: true}
+			m[sm.Label] = ls
+		}
+		dst = ls
+	default:
+		return // unknown kind: ignore rather than fail on a caller's mistake
+	}
+	dst.add(sm.T, sm.V)
+	// The cap holds on every add; the window is applied in the periodic trim.
+	if cfg.MaxSamplesPerGPU > 0 && len(dst.pts) > cfg.MaxSamplesPerGPU {
+		over := len(dst.pts) - cfg.MaxSamplesPerGPU
+		dst.drop(over)
+		of.SamplesCapped += over
+	}
+	if sm.T > g.newest {
+		g.newest = sm.T
+	}
+}
+
+func (g *gpu) evictOldestProcess() {
+	victim, oldest := -1, int64(0)
+	for pid, p := range g.procs {
+		if n := p.s.newest(); victim == -1 || n < oldest {
+			victim, oldest = pid, n
+		}
+	}
+	delete(g.procs, victim)
+}
+
+// trim applies the window to every series of the GPU and forgets processes with no point
+// left inside it.
+func (g *gpu) trim(cfg Config) {
+	cutoff := g.newest - int64(cfg.Window)
+	for i := range g.gauges {
+		g.gauges[i].trim(cutoff)
+	}
+	for _, m := range g.labelled {
+		for _, ls := range m {
+			ls.trim(cutoff)
+		}
+	}
+	for pid, p := range g.procs {
+		if p.s.newest() < cutoff {
+			delete(g.procs, pid)
+			continue
+		}
+		p.s.trim(cutoff)
+	}
+}
+
+// Covered reports whether the host has a metric point at or after at: the metrics describing
+// that moment have arrived, so an OOM at that time need not wait for more.
+func (s *Store) Covered(hostName string, at time.Time) bool {
+	t := at.UnixNano()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.hosts[hostName]
+	if h == nil {
+		return false
+	}
+	for _, g := range h.gpus {
+		if g.newest >= t {
+			return true
+		}
+	}
+	return false
+}
+
+// Len returns how many GPUs the store holds.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gpus
+}
