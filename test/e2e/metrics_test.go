@@ -1,0 +1,90 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+const metricsConfig = `
+receivers:
+  gpu_mem:
+    collection_interval: 1s
+    backend: simulated
+    xid:
+      kmsg_path: ""
+exporters:
+  file:
+    path: {{DIR}}/metrics.jsonl
+    flush_interval: 100ms
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    metrics:
+      receivers: [gpu_mem]
+      exporters: [file]
+`
+
+// TestSimulatedMetrics runs the distribution on the built-in scenario and checks what a user's
+// backend would receive: 8 GPUs, each a resource with the DESIGN.md attributes and metrics.
+func TestSimulatedMetrics(t *testing.T) {
+	c := startCollector(t, metricsConfig)
+	path := filepath.Join(c.dir, "metrics.jsonl")
+	waitFor(t, 30*time.Second, c, "three scrapes in the file exporter's output", func() bool {
+		fi, err := os.Stat(path)
+		return err == nil && fi.Size() > 0 && len(readMetrics(t, path)) >= 3
+	})
+	c.stop(t)
+
+	gpus := map[string]map[string]any{}
+	names := map[string]bool{}
+	processPoints := 0
+	for _, md := range readMetrics(t, path) {
+		for i := 0; i < md.ResourceMetrics().Len(); i++ {
+			rm := md.ResourceMetrics().At(i)
+			attrs := rm.Resource().Attributes().AsRaw()
+			gpus[attrs["hw.id"].(string)] = attrs
+			ms := rm.ScopeMetrics().At(0).Metrics()
+			for j := 0; j < ms.Len(); j++ {
+				m := ms.At(j)
+				names[m.Name()] = true
+				if m.Name() == "nvidia.gpu.process.memory.usage" {
+					for k := 0; k < m.Sum().DataPoints().Len(); k++ {
+						dp := m.Sum().DataPoints().At(k)
+						processPoints++
+						a := dp.Attributes().AsRaw()
+						assert.Contains(t, a, "process.pid")
+						assert.Contains(t, a, "process.executable.name")
+						assert.Contains(t, a, "nvidia.gpu.process.type")
+						assert.Positive(t, dp.IntValue())
+					}
+				}
+			}
+		}
+	}
+	assert.Len(t, gpus, 8, "one resource per simulated GPU")
+	for id, attrs := range gpus {
+		assert.Regexp(t, `^GPU-`, id)
+		assert.Equal(t, "gpu", attrs["hw.type"])
+		assert.Equal(t, "nvidia", attrs["hw.vendor"])
+		assert.Equal(t, "NVIDIA H100 80GB HBM3", attrs["hw.name"])
+		assert.NotEmpty(t, attrs["hw.driver_version"])
+		assert.Regexp(t, `^[0-9A-F]{8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-9A-F]$`, attrs["nvidia.gpu.pci.bus_id"])
+		assert.Contains(t, attrs, "nvidia.gpu.index")
+	}
+	for _, name := range []string{
+		"hw.gpu.memory.usage", "hw.gpu.memory.limit", "hw.gpu.memory.utilization",
+		"nvidia.gpu.memory.free", "nvidia.gpu.memory.reserved", "nvidia.gpu.memory.unattributed",
+		"nvidia.gpu.process.memory.usage", "nvidia.gpu.process.count", "hw.gpu.utilization",
+	} {
+		assert.True(t, names[name], "metric %s exported", name)
+	}
+	assert.Greater(t, processPoints, 24, "per-process points across the scrapes")
+}
