@@ -1,0 +1,64 @@
+package deploy_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// No pod is privileged or may gain privileges; all capabilities are dropped and SYSLOG is the
+// only one ever added; the root filesystem is read-only; no host namespace is shared.
+func TestSecurityContext(t *testing.T) {
+	for _, p := range allPods(t) {
+		sc := mapAt(p.container, "securityContext")
+		require.NotNil(t, sc, "%s: container securityContext", p.source)
+		assert.NotEqual(t, true, sc["privileged"], "%s: privileged", p.source)
+		assert.Equal(t, false, sc["allowPrivilegeEscalation"], "%s: allowPrivilegeEscalation must be false", p.source)
+		assert.Equal(t, true, sc["readOnlyRootFilesystem"], "%s: readOnlyRootFilesystem", p.source)
+		assert.Equal(t, []string{"ALL"}, strs(sc, "capabilities", "drop"), "%s: capabilities.drop", p.source)
+		for _, c := range strs(sc, "capabilities", "add") {
+			assert.Equal(t, "SYSLOG", c, "%s: only SYSLOG may be added", p.source)
+		}
+		for _, host := range []string{"hostPID", "hostIPC", "hostNetwork"} {
+			assert.NotEqual(t, true, p.spec[host], "%s: %s", p.source, host)
+		}
+		assert.Equal(t, "RuntimeDefault", str(p.spec, "securityContext", "seccompProfile", "type"), "%s: seccomp", p.source)
+	}
+}
+
+// The agent reads the kernel log: it adds SYSLOG (and nothing else), which is only effective
+// for uid 0 (Kubernetes sets no ambient capabilities), so it must not claim runAsNonRoot.
+func TestAgentUserMatchesCapabilities(t *testing.T) {
+	for _, p := range agentPods(t) {
+		assert.Equal(t, []string{"SYSLOG"}, strs(p.container, "securityContext", "capabilities", "add"), p.source)
+		psc := mapAt(p.spec, "securityContext")
+		assert.Equal(t, 0, psc["runAsUser"], "%s: runAsUser", p.source)
+		assert.NotEqual(t, true, psc["runAsNonRoot"], "%s: runAsNonRoot contradicts runAsUser 0", p.source)
+	}
+}
+
+// The gateway touches nothing on the host: non-root, no capabilities, no hostPath.
+func TestGatewayIsUnprivileged(t *testing.T) {
+	ms := loadManifests(t)
+	p := podOf(t, ms, find(t, ms, "Deployment", "otelcol-gpumem-gateway"))
+	assert.Equal(t, true, get(p.spec, "securityContext", "runAsNonRoot"))
+	assert.Empty(t, strs(p.container, "securityContext", "capabilities", "add"))
+	for _, v := range p.volumes {
+		assert.Nil(t, v["hostPath"], "gateway volume %s", v["name"])
+	}
+}
+
+// Every hostPath volume is mounted read-only.
+func TestHostPathsReadOnly(t *testing.T) {
+	for _, p := range allPods(t) {
+		for _, v := range p.volumes {
+			if v["hostPath"] == nil {
+				continue
+			}
+			m := byName(listAt(p.container, "volumeMounts"), str(v, "name"))
+			require.NotNil(t, m, "%s: hostPath volume %s is not mounted", p.source, v["name"])
+			assert.Equal(t, true, m["readOnly"], "%s: %s must be mounted readOnly", p.source, v["name"])
+		}
+	}
+}
