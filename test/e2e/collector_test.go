@@ -5,12 +5,14 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,9 +24,43 @@ import (
 
 // collector is a running distribution process.
 type collector struct {
-	cmd *exec.Cmd
-	out *bytes.Buffer
-	dir string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	dir  string
+	done chan struct{} // closed when the process has exited; err holds Wait's answer
+	err  error
+	// reported: the exit error was already reported, so a second stop (the cleanup after
+	// an explicit stop) stays quiet.
+	reported bool
+}
+
+// syncBuffer is the collector's stdout and stderr: exec's copying goroutine writes while a
+// test may read it (a failure message, a readiness check).
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// exited reports whether the process has ended.
+func (c *collector) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func binary(t *testing.T) string {
@@ -46,9 +82,15 @@ func startCollector(t *testing.T, config string) *collector {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte(strings.ReplaceAll(config, "{{DIR}}", dir)), 0o600))
-	c := &collector{cmd: exec.Command(binary(t), "--config", cfgPath), out: &bytes.Buffer{}, dir: dir}
+	c := &collector{cmd: exec.Command(binary(t), "--config", cfgPath), out: &syncBuffer{}, dir: dir, done: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	require.NoError(t, c.cmd.Start())
+	// One goroutine waits, so that waitFor notices a collector that exits early (a config
+	// error) instead of polling until its timeout.
+	go func() {
+		c.err = c.cmd.Wait()
+		close(c.done)
+	}()
 	t.Cleanup(func() { c.stop(t) })
 	return c
 }
@@ -56,21 +98,20 @@ func startCollector(t *testing.T, config string) *collector {
 // stop interrupts the collector and waits for its clean exit.
 func (c *collector) stop(t *testing.T) {
 	t.Helper()
-	if c.cmd.ProcessState != nil {
-		return
+	if !c.exited() {
+		_ = c.cmd.Process.Signal(syscall.SIGINT)
 	}
-	_ = c.cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- c.cmd.Wait() }()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("collector exited with %v\n%s", err, c.out.String())
-		}
+	case <-c.done:
 	case <-time.After(20 * time.Second):
 		_ = c.cmd.Process.Kill()
-		<-done
+		<-c.done
 		t.Errorf("collector did not stop within 20s\n%s", c.out.String())
+		return
+	}
+	if c.err != nil && !c.reported {
+		c.reported = true
+		t.Errorf("collector exited with %v\n%s", c.err, c.out.String())
 	}
 }
 
@@ -98,19 +139,26 @@ func readLogs(t *testing.T, path string) []plog.Logs {
 	return out
 }
 
+// forLines calls fn with each complete line of a JSON-lines file. A missing file has no
+// lines, and a last line without its newline is left out: the exporter may be half way
+// through writing it while a test polls.
 func forLines(t *testing.T, path string, fn func([]byte)) {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
 	require.NoError(t, err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
-			fn(sc.Bytes())
+	if k := bytes.LastIndexByte(data, '\n'); k >= 0 {
+		data = data[:k+1]
+	} else {
+		data = nil
+	}
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			fn(line)
 		}
 	}
-	require.NoError(t, sc.Err())
 }
 
 // waitFor polls cond until it holds or the timeout passes.
@@ -121,7 +169,7 @@ func waitFor(t *testing.T, timeout time.Duration, c *collector, what string, con
 		if cond() {
 			return
 		}
-		if c.cmd.ProcessState != nil {
+		if c.exited() {
 			break
 		}
 		time.Sleep(250 * time.Millisecond)
