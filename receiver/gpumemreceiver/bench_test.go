@@ -63,3 +63,34 @@ func BenchmarkMockCalls(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScrapeMIG: one H100 split into 7 × 1g.10gb MIG instances, 2 processes each.
+func BenchmarkScrapeMIG(b *testing.B) {
+	g := newFakeGPU(0)
+	g.remap = &[4]int{0, 0, 0, 0}
+	g.ecc = &[2]uint64{0, 0}
+	g.mig = &fakeMIG{enabled: true}
+	tree := map[uint32][2]string{}
+	for i := 0; i < 7; i++ {
+		inst := &fakeInstance{
+			uuid: fmt.Sprintf("MIG-%08d-aaaa-bbbb-cccc-dddddddddddd", i), name: "NVIDIA H100 80GB HBM3 MIG 1g.10gb",
+			gi: uint32(9 + i), total: 9984 * mib, used: 3 * gib,
+		}
+		for p := 0; p < 2; p++ {
+			pid := uint32(2000 + 10*i + p)
+			inst.compute = append(inst.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
+			tree[pid] = [2]string{"worker", "0::/\n"}
+		}
+		g.mig.slots = append(g.mig.slots, inst)
+	}
+	r := startWith(b, newFakeNVML(g), procTree(tree))
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := r.scrapeMetrics(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/8, "ns/resource")
+}

@@ -11,8 +11,9 @@ import (
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 )
 
-// device is one GPU as discovered at init: its handle, the facts that do not change while the
-// driver is loaded, and what it was found to support.
+// device is one GPU as discovered at init, or one MIG instance of a GPU in MIG mode: its
+// handle, the facts that do not change while the driver is loaded (or the instance lives),
+// and what it was found to support.
 type device struct {
 	handle nvml.Device
 	index  int
@@ -29,6 +30,14 @@ type device struct {
 	eccStart pcommon.Timestamp
 	eccLast  [2]uint64
 	xid      xidCounter
+
+	// mig is a GPU's MIG mode and instances (see mig.go).
+	mig migState
+	// On a MIG instance: the GPU it is carved from and which slice it is. index, serial and
+	// busID are the parent's.
+	parent                           *device
+	gpuInstanceID, computeInstanceID int64
+	profile                          string
 }
 
 // support remembers whether an NVML call works on a device, so NOT_SUPPORTED is probed once
@@ -108,7 +117,7 @@ func busIDString(b [32]int8) string {
 	return string(buf)
 }
 
-// describe fills the GPU's resource attributes.
+// describe fills the GPU's (or MIG instance's) resource attributes.
 func (d *device) describe(res metadata.Resource, driverVersion string) {
 	res.SetStr(metadata.ResHwID, d.uuid)
 	res.SetStr(metadata.ResHwType, "gpu")
@@ -118,4 +127,10 @@ func (d *device) describe(res metadata.Resource, driverVersion string) {
 	res.SetStr(metadata.ResHwSerialNumber, d.serial)
 	res.SetInt(metadata.ResNvidiaGpuIndex, int64(d.index))
 	res.SetStr(metadata.ResNvidiaGpuPciBusID, d.busID)
+	if d.parent != nil {
+		res.SetStr(metadata.ResHwParent, d.parent.uuid)
+		res.SetInt(metadata.ResNvidiaGpuMigGpuInstanceID, d.gpuInstanceID)
+		res.SetInt(metadata.ResNvidiaGpuMigComputeInstanceID, d.computeInstanceID)
+		res.SetStr(metadata.ResNvidiaGpuMigProfile, d.profile)
+	}
 }

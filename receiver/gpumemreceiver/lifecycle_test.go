@@ -131,9 +131,9 @@ func TestInitFailureKeepsTheGateShut(t *testing.T) {
 	cfg.Xid.KmsgPath = ""
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	r.newBackend = func(*Config) (backend, error) { return backend{lib: lib, procFS: fstest.MapFS{}}, nil }
+	r.retryMin = 10 * time.Millisecond
 	host := &statusHost{Host: componenttest.NewNopHost()}
 	require.NoError(t, r.Start(context.Background(), host), "a missing driver does not stop the collector")
-	r.sess.retryMin = 10 * time.Millisecond
 	defer func() { require.NoError(t, r.Shutdown(context.Background())) }()
 
 	md, err := r.scrapeMetrics(context.Background())

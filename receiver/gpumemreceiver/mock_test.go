@@ -31,6 +31,49 @@ type fakeGPU struct {
 	remap          *[4]int // corrected, uncorrected, pending, failed
 	ecc            *[2]uint64
 	eccErr         nvml.Return
+
+	// mig nil: GetMigMode answers NOT_SUPPORTED (a pre-Ampere or consumer part)
+	mig *fakeMIG
+}
+
+// fakeMIG is a GPU's MIG state; tests change it between scrapes to reconfigure.
+type fakeMIG struct {
+	enabled bool
+	// slots are the MIG device indexes; nil is an index without an instance.
+	slots []*fakeInstance
+}
+
+// fakeInstance is one MIG device.
+type fakeInstance struct {
+	uuid, name    string
+	gi, ci        uint32
+	total, used   int64
+	compute       []nvml.ProcessInfo
+	memErr, idErr nvml.Return
+	dev           *mock.Device
+}
+
+func (m *fakeInstance) device() *mock.Device {
+	if m.dev != nil {
+		return m.dev
+	}
+	m.dev = &mock.Device{
+		GetUUIDFunc:              func() (string, nvml.Return) { return m.uuid, nvml.SUCCESS },
+		GetNameFunc:              func() (string, nvml.Return) { return m.name, nvml.SUCCESS },
+		GetGpuInstanceIdFunc:     func() (int, nvml.Return) { return int(m.gi), m.idErr },
+		GetComputeInstanceIdFunc: func() (int, nvml.Return) { return int(m.ci), m.idErr },
+		GetMemoryInfo_v2Func: func() (nvml.Memory_v2, nvml.Return) {
+			return nvml.Memory_v2{Total: uint64(m.total), Used: uint64(m.used), Free: uint64(m.total - m.used)}, m.memErr
+		},
+		GetComputeRunningProcessesFunc: func() ([]nvml.ProcessInfo, nvml.Return) {
+			for i := range m.compute {
+				m.compute[i].GpuInstanceId, m.compute[i].ComputeInstanceId = m.gi, m.ci
+			}
+			return m.compute, m.memErr
+		},
+		GetGraphicsRunningProcessesFunc: func() ([]nvml.ProcessInfo, nvml.Return) { return nil, m.memErr },
+	}
+	return m.dev
 }
 
 func newFakeGPU(i int) *fakeGPU {
@@ -78,6 +121,9 @@ func (g *fakeGPU) device(index int) *mock.Device {
 			return g.graphics, g.processes
 		},
 		GetUtilizationRatesFunc: func() (nvml.Utilization, nvml.Return) {
+			if g.mig != nil && g.mig.enabled {
+				return nvml.Utilization{}, nvml.ERROR_NOT_SUPPORTED // as NVML in MIG mode
+			}
 			return nvml.Utilization{Gpu: g.util}, g.utilization
 		},
 		GetRetiredPagesFunc: func(c nvml.PageRetirementCause) ([]uint64, nvml.Return) {
@@ -115,6 +161,31 @@ func (g *fakeGPU) device(index int) *mock.Device {
 				return 0, g.eccErr
 			}
 			return g.ecc[t], nvml.SUCCESS
+		},
+		GetMigModeFunc: func() (int, int, nvml.Return) {
+			switch {
+			case g.mig == nil:
+				return 0, 0, nvml.ERROR_NOT_SUPPORTED
+			case g.mig.enabled:
+				return nvml.DEVICE_MIG_ENABLE, nvml.DEVICE_MIG_ENABLE, nvml.SUCCESS
+			default:
+				return nvml.DEVICE_MIG_DISABLE, nvml.DEVICE_MIG_DISABLE, nvml.SUCCESS
+			}
+		},
+		GetMaxMigDeviceCountFunc: func() (int, nvml.Return) {
+			if g.mig == nil || !g.mig.enabled {
+				return 0, nvml.SUCCESS
+			}
+			return 7, nvml.SUCCESS
+		},
+		GetMigDeviceHandleByIndexFunc: func(i int) (nvml.Device, nvml.Return) {
+			if g.mig == nil || !g.mig.enabled || i < 0 || i >= 7 {
+				return nil, nvml.ERROR_INVALID_ARGUMENT
+			}
+			if i >= len(g.mig.slots) || g.mig.slots[i] == nil {
+				return nil, nvml.ERROR_NOT_FOUND
+			}
+			return g.mig.slots[i].device(), nvml.SUCCESS
 		},
 		GetSupportedEventTypesFunc: func() (uint64, nvml.Return) {
 			return nvml.EventTypeXidCriticalError, nvml.SUCCESS

@@ -5,6 +5,9 @@ import (
 	"math"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 )
 
 const (
@@ -70,4 +73,56 @@ func attributedBytes(procs []gpuProcess) int64 {
 		}
 	}
 	return sum
+}
+
+// recordProcesses records each process's memory and the process counts of one device.
+func (s *metricsScraper) recordProcesses(procs []gpuProcess, ts pcommon.Timestamp) {
+	var compute, graphics int64
+	if s.procs != nil {
+		s.mb.Reserve(metadata.NvidiaGpuProcessMemoryUsage, len(procs))
+	}
+	for _, p := range procs {
+		if p.typ == processTypeCompute {
+			compute++
+		} else {
+			graphics++
+		}
+		if s.procs == nil || p.bytes < 0 {
+			continue
+		}
+		dp, ok := s.mb.RecordInt(metadata.NvidiaGpuProcessMemoryUsage, ts, p.bytes)
+		if !ok {
+			continue
+		}
+		s.live[p.pid] = struct{}{}
+		// A process that exited between NVML's list and this read keeps its memory and pid;
+		// only what /proc would have told is missing. So does every process when proc_root
+		// is another pid namespace's, which pids says once.
+		info, err := s.procs.Lookup(p.pid)
+		s.pids.observe(err)
+		attrs := dp.Attributes()
+		attrs.EnsureCapacity(6)
+		attrs.PutInt("process.pid", int64(p.pid))
+		// Only where it differs: for a process in the host's namespace it would repeat the pid
+		// (and cost an allocation per point).
+		if info.VPID != 0 && info.VPID != int(p.pid) {
+			attrs.PutInt("process.vpid", int64(info.VPID))
+		}
+		attrs.PutStr("nvidia.gpu.process.type", p.typ)
+		if info.Comm != "" {
+			attrs.PutStr("process.executable.name", info.Comm)
+		}
+		if info.ContainerID != "" {
+			attrs.PutStr("container.id", info.ContainerID)
+		}
+		if info.PodUID != "" {
+			attrs.PutStr("k8s.pod.uid", info.PodUID)
+		}
+	}
+	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuProcessCount, ts, compute); ok {
+		dp.Attributes().PutStr("nvidia.gpu.process.type", processTypeCompute)
+	}
+	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuProcessCount, ts, graphics); ok {
+		dp.Attributes().PutStr("nvidia.gpu.process.type", processTypeGraphics)
+	}
 }

@@ -31,6 +31,8 @@ type gpuMemReceiver struct {
 
 	// newBackend builds the nvml.Interface and the proc tree; replaced in tests.
 	newBackend func(*Config) (backend, error)
+	// retryMin overrides the first NVML init retry delay; tests shorten it.
+	retryMin time.Duration
 
 	// nextLogs receives Xid records; nil when the receiver is in no logs pipeline.
 	nextLogs consumer.Logs
@@ -149,6 +151,9 @@ func (r *gpuMemReceiver) Start(_ context.Context, host component.Host) error {
 	}
 	r.backend = b
 	r.sess = newSession(b.lib, r.libraryPath(), r.set.Logger)
+	if r.retryMin > 0 {
+		r.sess.retryMin = r.retryMin
+	}
 	r.switches = metadata.NewResourceSwitches(r.cfg.ResourceAttributes)
 	r.scraper = r.newScraper()
 	r.sess.start(host)
@@ -188,6 +193,7 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 	}
 	if r.cfg.Processes.Enabled {
 		s.procs = procfs.New(r.backend.procFS)
+		s.pids = pidVisibility{procRoot: r.cfg.Processes.ProcRoot, logger: r.set.Logger}
 	}
 	return s
 }

@@ -120,8 +120,10 @@ func (s *metricsScraper) recordECC(d *device, ts pcommon.Timestamp) error {
 	for i, e := range eccErrorTypes {
 		if dp, ok := s.mb.RecordInt(metadata.HwErrors, ts, int64(counts[i])); ok {
 			dp.SetStartTimestamp(d.eccStart)
-			dp.Attributes().PutStr("hw.type", "gpu")
-			dp.Attributes().PutStr("error.type", e.name)
+			attrs := dp.Attributes()
+			attrs.EnsureCapacity(2)
+			attrs.PutStr("hw.type", "gpu")
+			attrs.PutStr("error.type", e.name)
 		}
 	}
 	return nil

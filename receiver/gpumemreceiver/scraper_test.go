@@ -95,7 +95,7 @@ func TestScrapeMemoryAndProcesses(t *testing.T) {
 	procs := got["nvidia.gpu.process.memory.usage"]
 	require.Len(t, procs, 3)
 	assert.Equal(t, map[string]any{
-		"process.pid": int64(100), "process.executable.name": "python3", "nvidia.gpu.process.type": "compute",
+		"process.pid": int64(100), "process.vpid": int64(1), "process.executable.name": "python3", "nvidia.gpu.process.type": "compute",
 		"container.id": hex64, "k8s.pod.uid": "1b2c3d4e-aaaa-bbbb-cccc-111122223333",
 	}, procs[0].attrs)
 	assert.Equal(t, map[string]any{"process.pid": int64(200), "nvidia.gpu.process.type": "compute"}, procs[1].attrs,

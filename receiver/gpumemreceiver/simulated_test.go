@@ -2,6 +2,7 @@ package gpumemreceiver
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,7 +28,26 @@ func TestSimulatedBuiltinScenario(t *testing.T) {
 
 	md, err := r.scrapeMetrics(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, 8, md.ResourceMetrics().Len(), "8 simulated GPUs")
+	require.Equal(t, 12, md.ResourceMetrics().Len(), "8 simulated GPUs, GPU 7 split into 4 MIG instances")
+	migs := map[string]string{} // "profile gi" → the process on it
+	gpus := 0
+	for id, attrs := range resources(md) {
+		parent, isMIG := attrs["hw.parent"]
+		if !isMIG {
+			gpus++
+			continue
+		}
+		assert.Regexp(t, `^MIG-`, id)
+		assert.Equal(t, int64(7), attrs["nvidia.gpu.index"], "the parent's index")
+		assert.Contains(t, resources(md), parent, "the parent is a resource too")
+		key := fmt.Sprintf("%s %d", attrs["nvidia.gpu.mig.profile"], attrs["nvidia.gpu.mig.gpu_instance_id"])
+		migs[key] = ""
+		if p := byGPU(md)[id]["nvidia.gpu.process.memory.usage"]; len(p) > 0 {
+			migs[key] = p[0].attrs["process.executable.name"].(string)
+		}
+	}
+	assert.Equal(t, 8, gpus)
+	assert.Equal(t, map[string]string{"3g.40gb 2": "tritonserver", "2g.20gb 3": "python3", "1g.10gb 9": "python3", "1g.10gb 10": ""}, migs)
 
 	declared := loadMetadata(t)
 	processes := 0
@@ -55,9 +75,8 @@ func TestSimulatedBuiltinScenario(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, processes, 24, "a few dozen processes")
 
-	gpus := byGPU(md)
 	var zombie float64
-	for _, g := range gpus {
+	for _, g := range byGPU(md) {
 		if v := g["nvidia.gpu.memory.unattributed"]; len(v) > 0 && v[0].value > zombie {
 			zombie = v[0].value
 		}

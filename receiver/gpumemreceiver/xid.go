@@ -85,7 +85,7 @@ func (x *xidSource) start() {
 		r, err := kmsg.Open(x.kmsgPath, kmsg.Options{})
 		switch {
 		case errors.Is(err, fs.ErrPermission):
-			x.logger.Warn("cannot read the kernel log: reading it needs CAP_SYSLOG (or root); Xid events come from NVML alone",
+			x.logger.Warn("cannot read the kernel log: it needs CAP_SYSLOG (or root), and in a container the device must also be allowed to it; Xid events come from NVML alone, without the driver's text and process name",
 				zap.String("kmsg_path", x.kmsgPath), zap.Error(err))
 		case err != nil:
 			x.logger.Warn("cannot open the kernel log; Xid events come from NVML alone",

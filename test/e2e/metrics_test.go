@@ -33,7 +33,8 @@ service:
 `
 
 // TestSimulatedMetrics runs the distribution on the built-in scenario and checks what a user's
-// backend would receive: 8 GPUs, each a resource with the DESIGN.md attributes and metrics.
+// backend would receive: 8 GPUs, one of them split into 4 MIG instances, each a resource with
+// the DESIGN.md attributes and metrics.
 func TestSimulatedMetrics(t *testing.T) {
 	c := startCollector(t, metricsConfig)
 	path := filepath.Join(c.dir, "metrics.jsonl")
@@ -63,21 +64,44 @@ func TestSimulatedMetrics(t *testing.T) {
 						assert.Contains(t, a, "process.pid")
 						assert.Contains(t, a, "process.executable.name")
 						assert.Contains(t, a, "nvidia.gpu.process.type")
+						if _, inContainer := a["container.id"]; inContainer {
+							assert.Contains(t, a, "process.vpid", "a containerised process has its own pid namespace")
+						}
+						if vpid, ok := a["process.vpid"]; ok {
+							assert.NotEqual(t, a["process.pid"], vpid, "vpid only where it differs from the host pid")
+						}
 						assert.Positive(t, dp.IntValue())
 					}
 				}
 			}
 		}
 	}
-	assert.Len(t, gpus, 8, "one resource per simulated GPU")
+	assert.Len(t, gpus, 12, "one resource per simulated GPU and per MIG instance")
+	parents := map[string]int{}
 	for id, attrs := range gpus {
-		assert.Regexp(t, `^GPU-`, id)
 		assert.Equal(t, "gpu", attrs["hw.type"])
 		assert.Equal(t, "nvidia", attrs["hw.vendor"])
-		assert.Equal(t, "NVIDIA H100 80GB HBM3", attrs["hw.name"])
 		assert.NotEmpty(t, attrs["hw.driver_version"])
 		assert.Regexp(t, `^[0-9A-F]{8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-9A-F]$`, attrs["nvidia.gpu.pci.bus_id"])
 		assert.Contains(t, attrs, "nvidia.gpu.index")
+		parent, isMIG := attrs["hw.parent"]
+		if !isMIG {
+			assert.Regexp(t, `^GPU-`, id)
+			assert.Equal(t, "NVIDIA H100 80GB HBM3", attrs["hw.name"])
+			continue
+		}
+		// The built-in scenario splits GPU 7 into MIG instances.
+		parents[parent.(string)]++
+		assert.Regexp(t, `^MIG-`, id)
+		assert.Contains(t, gpus, parent, "a MIG instance's parent GPU is a resource too")
+		assert.Regexp(t, `^[1-7]g\.[0-9]+gb$`, attrs["nvidia.gpu.mig.profile"])
+		assert.Equal(t, "NVIDIA H100 80GB HBM3 MIG "+attrs["nvidia.gpu.mig.profile"].(string), attrs["hw.name"])
+		assert.Contains(t, attrs, "nvidia.gpu.mig.gpu_instance_id")
+		assert.Contains(t, attrs, "nvidia.gpu.mig.compute_instance_id")
+	}
+	assert.Len(t, parents, 1, "one GPU in MIG mode")
+	for _, n := range parents {
+		assert.Equal(t, 4, n, "split into 4 instances")
 	}
 	for _, name := range []string{
 		"hw.gpu.memory.usage", "hw.gpu.memory.limit", "hw.gpu.memory.utilization",

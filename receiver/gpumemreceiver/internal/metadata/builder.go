@@ -15,8 +15,10 @@ type MetricsBuilder struct {
 
 	out     pmetric.Metrics
 	metrics pmetric.MetricSlice
-	current [metricCount]pmetric.Metric
+	current [metricCount]pmetric.NumberDataPointSlice
 	started [metricCount]bool
+	// enabledCount is how many metrics are on: the most one resource holds.
+	enabledCount int
 }
 
 // NewMetricsBuilder reads the switches once so the hot path is an array lookup.
@@ -26,6 +28,9 @@ func NewMetricsBuilder(cfg MetricsBuilderConfig, startTime pcommon.Timestamp, ve
 		resEnabled: NewResourceSwitches(cfg.ResourceAttributes)}
 	for i, m := range Metrics {
 		mb.enabled[i] = cfg.Metrics[m.Name].Enabled
+		if mb.enabled[i] {
+			mb.enabledCount++
+		}
 	}
 	return mb
 }
@@ -72,14 +77,26 @@ func (r Resource) SetInt(id ResourceAttrID, v int64) {
 }
 
 // StartResource begins a new resource; data points recorded after it belong to it.
+// The slices are sized once for what a resource holds, not grown append by append.
 func (mb *MetricsBuilder) StartResource() Resource {
 	rm := mb.out.ResourceMetrics().AppendEmpty()
 	sm := rm.ScopeMetrics().AppendEmpty()
 	sm.Scope().SetName(ScopeName)
 	sm.Scope().SetVersion(mb.version)
 	mb.metrics = sm.Metrics()
+	mb.metrics.EnsureCapacity(mb.enabledCount)
 	mb.started = [metricCount]bool{}
-	return mb.resEnabled.Wrap(rm.Resource().Attributes())
+	attrs := rm.Resource().Attributes()
+	attrs.EnsureCapacity(int(resourceAttrCount))
+	return mb.resEnabled.Wrap(attrs)
+}
+
+// Reserve sizes the data point slice of a metric of the current resource for n points, for
+// a caller about to record many (one per process).
+func (mb *MetricsBuilder) Reserve(id MetricID, n int) {
+	if mb.enabled[id] && n > 1 {
+		mb.dataPoints(id).EnsureCapacity(n)
+	}
 }
 
 func (mb *MetricsBuilder) dataPoints(id MetricID) pmetric.NumberDataPointSlice {
@@ -89,21 +106,22 @@ func (mb *MetricsBuilder) dataPoints(id MetricID) pmetric.NumberDataPointSlice {
 		m.SetName(def.Name)
 		m.SetDescription(def.Description)
 		m.SetUnit(def.Unit)
-		mb.current[id] = m
 		mb.started[id] = true
+		var dps pmetric.NumberDataPointSlice
 		if def.Type == Gauge {
-			m.SetEmptyGauge()
+			dps = m.SetEmptyGauge().DataPoints()
 		} else {
 			s := m.SetEmptySum()
 			s.SetIsMonotonic(def.Monotonic)
 			s.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+			dps = s.DataPoints()
 		}
+		if def.Points > 1 {
+			dps.EnsureCapacity(def.Points)
+		}
+		mb.current[id] = dps
 	}
-	m := mb.current[id]
-	if m.Type() == pmetric.MetricTypeGauge {
-		return m.Gauge().DataPoints()
-	}
-	return m.Sum().DataPoints()
+	return mb.current[id]
 }
 
 // RecordInt adds an int data point; ok is false (and nothing is added) when the metric is off.

@@ -51,6 +51,9 @@ type MetricDef struct {
 	Monotonic   bool // sums only
 	Attributes  []string
 	Enabled     bool // default
+	// Points is how many data points one resource usually has (one per attribute value),
+	// so the slice is sized once; 0 means one.
+	Points int
 }
 
 // Metrics is the receiver's metric table, indexed by MetricID.
@@ -68,20 +71,20 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuMemoryUnattributed: {Name: "nvidia.gpu.memory.unattributed", Unit: "By", Type: Sum, Enabled: true,
 		Description: "Memory in use that no listed process accounts for: total - free - reserved - sum of per-process memory, floored at 0."},
 	NvidiaGpuProcessMemoryUsage: {Name: "nvidia.gpu.process.memory.usage", Unit: "By", Type: Sum, Enabled: true,
-		Attributes:  []string{"process.pid", "process.executable.name", "nvidia.gpu.process.type", "container.id", "k8s.pod.uid"},
-		Description: "Framebuffer memory used by one process."},
-	NvidiaGpuProcessCount: {Name: "nvidia.gpu.process.count", Unit: "{process}", Type: Sum, Enabled: true,
+		Attributes:  []string{"process.pid", "process.vpid", "process.executable.name", "nvidia.gpu.process.type", "container.id", "k8s.pod.uid"},
+		Description: "Framebuffer memory used by one process. On a GPU in MIG mode processes are reported on the MIG instance they run in."},
+	NvidiaGpuProcessCount: {Name: "nvidia.gpu.process.count", Unit: "{process}", Type: Sum, Enabled: true, Points: 2,
 		Attributes:  []string{"nvidia.gpu.process.type"},
-		Description: "Processes holding a context on the GPU."},
+		Description: "Processes holding a context on the GPU (on a GPU in MIG mode, on each MIG instance)."},
 	HwGpuUtilization: {Name: "hw.gpu.utilization", Unit: "1", Type: Gauge, Value: Double, Enabled: true,
 		Attributes:  []string{"hw.gpu.task"},
 		Description: "Fraction of time over the past sample period during which one or more kernels ran."},
-	NvidiaGpuMemoryRetiredPages: {Name: "nvidia.gpu.memory.retired_pages", Unit: "{page}", Type: Sum, Enabled: true,
+	NvidiaGpuMemoryRetiredPages: {Name: "nvidia.gpu.memory.retired_pages", Unit: "{page}", Type: Sum, Enabled: true, Points: 2,
 		Attributes:  []string{"nvidia.gpu.retirement.cause"},
 		Description: "Framebuffer pages retired by ECC (pre-Ampere page retirement)."},
 	NvidiaGpuMemoryRetiredPagesPending: {Name: "nvidia.gpu.memory.retired_pages.pending", Unit: "1", Type: Gauge, Enabled: true,
 		Description: "1 while a page retirement waits for a GPU reset."},
-	NvidiaGpuMemoryRemappedRows: {Name: "nvidia.gpu.memory.remapped_rows", Unit: "{row}", Type: Sum, Enabled: true,
+	NvidiaGpuMemoryRemappedRows: {Name: "nvidia.gpu.memory.remapped_rows", Unit: "{row}", Type: Sum, Enabled: true, Points: 2,
 		Attributes:  []string{"nvidia.gpu.remap.type"},
 		Description: "Framebuffer rows remapped (Ampere and later)."},
 	NvidiaGpuMemoryRemappedRowsPending: {Name: "nvidia.gpu.memory.remapped_rows.pending", Unit: "1", Type: Gauge, Enabled: true,
@@ -90,7 +93,7 @@ var Metrics = [metricCount]MetricDef{
 		Description: "1 when a row remapping failed: the GPU needs servicing."},
 	NvidiaGpuEccMode: {Name: "nvidia.gpu.ecc.mode", Unit: "1", Type: Gauge, Enabled: true,
 		Description: "1 when ECC is enabled (current mode)."},
-	HwErrors: {Name: "hw.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true,
+	HwErrors: {Name: "hw.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true, Points: 2,
 		Attributes:  []string{"hw.type", "error.type"},
 		Description: "Volatile ECC memory error counts since the last driver reload."},
 	NvidiaGpuXidErrors: {Name: "nvidia.gpu.xid.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true,

@@ -32,16 +32,16 @@ var ResourceAttributes = [resourceAttrCount]ResourceAttrDef{
 	ResHwID:            {Name: "hw.id", Type: "string", Enabled: true, Description: "GPU UUID (GPU-...); for a MIG instance its MIG UUID (MIG-...)."},
 	ResHwType:          {Name: "hw.type", Type: "string", Enabled: true, Description: "Always gpu."},
 	ResHwVendor:        {Name: "hw.vendor", Type: "string", Enabled: true, Description: "Always nvidia."},
-	ResHwName:          {Name: "hw.name", Type: "string", Enabled: true, Description: "Product name, e.g. NVIDIA H100 80GB HBM3."},
+	ResHwName:          {Name: "hw.name", Type: "string", Enabled: true, Description: "Product name, e.g. NVIDIA H100 80GB HBM3; for a MIG instance the MIG device name NVML gives, e.g. NVIDIA A100-SXM4-40GB MIG 1g.5gb."},
 	ResHwDriverVersion: {Name: "hw.driver_version", Type: "string", Enabled: true, Description: "NVIDIA driver version."},
 	ResHwSerialNumber:  {Name: "hw.serial_number", Type: "string", Enabled: true, Description: "Board serial number, where NVML gives it."},
 	ResHwParent:        {Name: "hw.parent", Type: "string", Enabled: true, Description: "MIG instance only: the parent GPU's UUID."},
-	ResNvidiaGpuIndex:  {Name: "nvidia.gpu.index", Type: "int", Enabled: true, Description: "NVML device index."},
+	ResNvidiaGpuIndex:  {Name: "nvidia.gpu.index", Type: "int", Enabled: true, Description: "NVML device index (for a MIG instance, its parent GPU's)."},
 	ResNvidiaGpuPciBusID: {Name: "nvidia.gpu.pci.bus_id", Type: "string", Enabled: true,
-		Description: "PCI bus id as NVML prints it, e.g. 00000000:3B:00.0."},
+		Description: "PCI bus id as NVML prints it, e.g. 00000000:3B:00.0 (for a MIG instance, its parent GPU's)."},
 	ResNvidiaGpuMigGpuInstanceID:     {Name: "nvidia.gpu.mig.gpu_instance_id", Type: "int", Enabled: true, Description: "MIG only: GPU instance id."},
 	ResNvidiaGpuMigComputeInstanceID: {Name: "nvidia.gpu.mig.compute_instance_id", Type: "int", Enabled: true, Description: "MIG only: compute instance id."},
-	ResNvidiaGpuMigProfile:           {Name: "nvidia.gpu.mig.profile", Type: "string", Enabled: true, Description: "MIG only: the instance profile, e.g. 1g.10gb."},
+	ResNvidiaGpuMigProfile:           {Name: "nvidia.gpu.mig.profile", Type: "string", Enabled: true, Description: "MIG only: the instance profile, e.g. 1g.10gb, taken from the MIG device name."},
 }
 
 // ResourceAttrByName returns the ID of a resource attribute name.

@@ -36,7 +36,8 @@ const builtinOOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocat
 //	GPU 6     two tenants (a pod and a plain docker container); 2 pages
 //	          retired for single-bit errors, a double-bit retirement pending
 //	          from 30 s, correctable ECC errors climbing
-//	GPU 7     Xorg (graphics) and a Triton server
+//	GPU 7     in MIG mode: 3g.40gb (a Triton server), 2g.20gb (a notebook),
+//	          1g.10gb (an embedding API, 512 MiB unattributed), 1g.10gb (idle)
 func BuiltinScenario() *Scenario {
 	idx := func(i int) *int { return &i }
 	s := &Scenario{
@@ -101,12 +102,18 @@ func BuiltinScenario() *Scenario {
 	}
 	g6.ECCErrors = ECCErrors{Corrected: RampOf(0, 12, 0, 60*time.Second), Uncorrected: StepsOf(Step{At: 30 * time.Second, Value: 1})}
 
+	// GPU 7 is in MIG mode: each instance is its own resource, its processes on it.
 	triton := workload("triton", true)
-	s.GPUs[7].Utilization = Const(15)
-	s.GPUs[7].Processes = []Process{
-		{PID: 2101, Name: "Xorg", Type: TypeGraphics, Memory: Const(256 * mib)},
-		triton.proc(47001, "tritonserver", 1, Const(20*gib)),
-	}
+	lab := workload("lab-notebook", true)
+	embedAPI := workload("embed-api", true)
+	gi := func(id int) *int { return &id }
+	s.GPUs[7].MIG = &MIG{Instances: []MIGInstance{
+		{Profile: "3g.40gb", GPUInstanceID: gi(2), Processes: []Process{triton.proc(47001, "tritonserver", 1, Const(20*gib))}},
+		{Profile: "2g.20gb", GPUInstanceID: gi(3), Processes: []Process{lab.proc(47101, "python3", 1, Const(12*gib))}},
+		{Profile: "1g.10gb", GPUInstanceID: gi(9), Unattributed: Const(512 * mib),
+			Processes: []Process{embedAPI.proc(47201, "python3", 1, Const(6*gib))}},
+		{Profile: "1g.10gb", GPUInstanceID: gi(10)},
+	}}
 
 	// Normalize cannot fail on this fixed input (TestBuiltinScenario checks);
 	// were it to, New normalizes again and returns the error.

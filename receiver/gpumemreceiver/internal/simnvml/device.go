@@ -38,6 +38,8 @@ type device struct {
 	pci     pciAddr
 	pciInfo nvml.PciInfo
 	has     features
+	// migs are the scenario's MIG instances, in list order (their MIG device index).
+	migs []*migDevice
 }
 
 var _ nvml.Device = (*device)(nil)
@@ -70,6 +72,11 @@ func newDevice(sim *Sim, g *GPU) (*device, error) {
 	copyCString(d.pciInfo.BusId[:], addr.nvml())
 	copyCString(d.pciInfo.BusIdLegacy[:], addr.legacy())
 	fillNotSupported(d.Device)
+	if g.MIG != nil {
+		for i := range g.MIG.Instances {
+			d.migs = append(d.migs, newMIGDevice(d, &g.MIG.Instances[i], i))
+		}
+	}
 	return d, nil
 }
 
@@ -129,26 +136,15 @@ func (d *device) GetUtilizationRates() (nvml.Utilization, nvml.Return) {
 	if !d.sim.up() {
 		return nvml.Utilization{}, nvml.ERROR_UNINITIALIZED
 	}
-	if !d.has.utilization {
+	t, _ := d.now()
+	// NVML does not report utilization of a GPU in MIG mode.
+	if !d.has.utilization || d.migOn(t) {
 		return nvml.Utilization{}, nvml.ERROR_NOT_SUPPORTED
 	}
-	t, _ := d.now()
 	return nvml.Utilization{
 		Gpu:    uint32(toUint(d.gpu.Utilization.At(t))),
 		Memory: uint32(toUint(d.gpu.MemoryUtilization.At(t))),
 	}, nvml.SUCCESS
-}
-
-// GetMigMode answers "disabled" (current and pending): the simulator has no
-// MIG instances.
-func (d *device) GetMigMode() (int, int, nvml.Return) {
-	if !d.sim.up() {
-		return 0, 0, nvml.ERROR_UNINITIALIZED
-	}
-	if !d.has.mig {
-		return 0, 0, nvml.ERROR_NOT_SUPPORTED
-	}
-	return nvml.DEVICE_MIG_DISABLE, nvml.DEVICE_MIG_DISABLE, nvml.SUCCESS
 }
 
 func (d *device) GetSupportedEventTypes() (uint64, nvml.Return) {

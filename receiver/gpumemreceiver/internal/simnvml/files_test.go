@@ -84,11 +84,13 @@ func TestStartWithoutFilesIsANoOp(t *testing.T) {
 }
 
 func TestWriterGoroutine(t *testing.T) {
-	// Wall clock: an event 50 ms in is written by the goroutine alone.
+	// Wall clock: an event 50 ms in is written by the goroutine alone. Scenario time starts
+	// a second from now, so a slow machine cannot get to Start after the event is due (a
+	// record due before Start is skipped).
 	dir := t.TempDir()
 	kmsg := filepath.Join(dir, "kmsg")
 	s := parse(t, "gpus: [{}]\nevents: [{at: 50ms, gpu: 0, xid: 94}]")
-	sim, err := New(s, Options{KmsgPath: kmsg, FlushInterval: 10 * time.Millisecond})
+	sim, err := New(s, Options{KmsgPath: kmsg, FlushInterval: 10 * time.Millisecond, Start: time.Now().Add(time.Second)})
 	require.NoError(t, err)
 	require.NoError(t, sim.Start())
 	assert.Error(t, sim.Start(), "a second Start is refused")

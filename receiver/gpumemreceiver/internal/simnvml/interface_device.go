@@ -138,3 +138,45 @@ func (s *Sim) DeviceRegisterEvents(d nvml.Device, types uint64, set nvml.EventSe
 	}
 	return d.RegisterEvents(types, set)
 }
+
+func (s *Sim) DeviceGetMaxMigDeviceCount(d nvml.Device) (int, nvml.Return) {
+	if d == nil {
+		return 0, nvml.ERROR_INVALID_ARGUMENT
+	}
+	return d.GetMaxMigDeviceCount()
+}
+
+func (s *Sim) DeviceGetMigDeviceHandleByIndex(d nvml.Device, i int) (nvml.Device, nvml.Return) {
+	if d == nil {
+		return nil, nvml.ERROR_INVALID_ARGUMENT
+	}
+	return d.GetMigDeviceHandleByIndex(i)
+}
+
+func (s *Sim) DeviceIsMigDeviceHandle(d nvml.Device) (bool, nvml.Return) {
+	if d == nil {
+		return false, nvml.ERROR_INVALID_ARGUMENT
+	}
+	return d.IsMigDeviceHandle()
+}
+
+func (s *Sim) DeviceGetGpuInstanceId(d nvml.Device) (int, nvml.Return) {
+	if d == nil {
+		return 0, nvml.ERROR_INVALID_ARGUMENT
+	}
+	return d.GetGpuInstanceId()
+}
+
+func (s *Sim) DeviceGetComputeInstanceId(d nvml.Device) (int, nvml.Return) {
+	if d == nil {
+		return 0, nvml.ERROR_INVALID_ARGUMENT
+	}
+	return d.GetComputeInstanceId()
+}
+
+func (s *Sim) DeviceGetDeviceHandleFromMigDeviceHandle(d nvml.Device) (nvml.Device, nvml.Return) {
+	if d == nil {
+		return nil, nvml.ERROR_INVALID_ARGUMENT
+	}
+	return d.GetDeviceHandleFromMigDeviceHandle()
+}

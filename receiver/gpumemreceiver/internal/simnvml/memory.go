@@ -12,16 +12,70 @@ import (
 //
 // used (v2) is the unattributed memory plus every live process's memory,
 // each clamped in scenario order to what is still free, so the numbers add up
-// even when a scenario asks for more than the GPU has.
+// even when a scenario asks for more than the GPU has. In MIG mode a GPU's
+// used is its own unattributed memory plus each live instance's used, and
+// each instance accounts for its processes the same way within its own total.
 
-// usedV2 is the memory in use at scenario time t, excluding the reservation.
+// pool is framebuffer that processes share: a whole GPU or one MIG instance.
+type pool struct {
+	room         uint64 // what unattributed memory and processes may use
+	unattributed Series
+	procs        []Process
+	gi, ci       uint32 // GPU and compute instance ids; noInstance outside MIG
+}
+
+// wholePool is the GPU outside MIG mode.
+func (d *device) wholePool() pool {
+	return pool{
+		room:         uint64(d.gpu.MemoryTotal) - uint64(*d.gpu.Reserved),
+		unattributed: d.gpu.Unattributed, procs: d.gpu.Processes,
+		gi: noInstance, ci: noInstance,
+	}
+}
+
+// used is the memory in use at scenario time t.
+func (p pool) used(t time.Duration) uint64 {
+	used := min(toUint(p.unattributed.At(t)), p.room)
+	for i := range p.procs {
+		if pr := &p.procs[i]; alive(pr, t) {
+			used += min(toUint(pr.Memory.At(t)), p.room-used)
+		}
+	}
+	return used
+}
+
+// appendProcesses appends the live processes at t, leaving out those of type
+// exclude; memory is clamped exactly as used clamps it.
+func (p pool) appendProcesses(out []nvml.ProcessInfo, t time.Duration, exclude string) []nvml.ProcessInfo {
+	used := min(toUint(p.unattributed.At(t)), p.room)
+	for i := range p.procs {
+		pr := &p.procs[i]
+		if !alive(pr, t) {
+			continue
+		}
+		mem := min(toUint(pr.Memory.At(t)), p.room-used)
+		used += mem
+		if pr.Type == exclude {
+			continue
+		}
+		if out == nil {
+			out = make([]nvml.ProcessInfo, 0, len(p.procs))
+		}
+		out = append(out, nvml.ProcessInfo{Pid: pr.PID, UsedGpuMemory: mem, GpuInstanceId: p.gi, ComputeInstanceId: p.ci})
+	}
+	return out
+}
+
+// usedV2 is the GPU's memory in use at scenario time t, excluding the reservation.
 func (d *device) usedV2(t time.Duration) uint64 {
+	if !d.migOn(t) {
+		return d.wholePool().used(t)
+	}
 	room := uint64(d.gpu.MemoryTotal) - uint64(*d.gpu.Reserved)
 	used := min(toUint(d.gpu.Unattributed.At(t)), room)
-	for i := range d.gpu.Processes {
-		p := &d.gpu.Processes[i]
-		if alive(p, t) {
-			used += min(toUint(p.Memory.At(t)), room-used)
+	for _, m := range d.migs {
+		if m.inst.live(t) {
+			used += min(m.pool().used(t), room-used)
 		}
 	}
 	return used
@@ -62,32 +116,21 @@ func (d *device) GetGraphicsRunningProcesses() ([]nvml.ProcessInfo, nvml.Return)
 }
 
 // processes lists the live processes at the current time, leaving out those
-// of type exclude; memory is clamped exactly as usedV2 clamps it.
+// of type exclude. In MIG mode that is every live instance's processes, with
+// their instance ids, as NVML answers a privileged caller on the GPU's handle.
 func (d *device) processes(exclude string) ([]nvml.ProcessInfo, nvml.Return) {
 	if !d.sim.up() {
 		return nil, nvml.ERROR_UNINITIALIZED
 	}
 	t, _ := d.now()
-	room := uint64(d.gpu.MemoryTotal) - uint64(*d.gpu.Reserved)
-	used := min(toUint(d.gpu.Unattributed.At(t)), room)
+	if !d.migOn(t) {
+		return d.wholePool().appendProcesses(nil, t, exclude), nvml.SUCCESS
+	}
 	var out []nvml.ProcessInfo
-	for i := range d.gpu.Processes {
-		p := &d.gpu.Processes[i]
-		if !alive(p, t) {
-			continue
+	for _, m := range d.migs {
+		if m.inst.live(t) {
+			out = m.pool().appendProcesses(out, t, exclude)
 		}
-		mem := min(toUint(p.Memory.At(t)), room-used)
-		used += mem
-		if p.Type == exclude {
-			continue
-		}
-		if out == nil {
-			out = make([]nvml.ProcessInfo, 0, len(d.gpu.Processes))
-		}
-		out = append(out, nvml.ProcessInfo{
-			Pid: p.PID, UsedGpuMemory: mem,
-			GpuInstanceId: noInstance, ComputeInstanceId: noInstance,
-		})
 	}
 	return out, nvml.SUCCESS
 }

@@ -158,15 +158,26 @@ func (g *GPU) normalize(path string, s *Scenario, seen map[string]string) error 
 	if err := g.checkSeries(path); err != nil {
 		return err
 	}
+	if err := normalizeProcesses(path, g.Processes, s.Duration, float64(g.MemoryTotal)); err != nil {
+		return err
+	}
+	if g.MIG != nil {
+		return g.MIG.normalize(path+".mig", g, s, seen)
+	}
+	return nil
+}
+
+// normalizeProcesses normalizes the processes of a GPU or MIG instance at path.
+func normalizeProcesses(path string, procs []Process, loop time.Duration, total float64) error {
 	pids := map[uint32]bool{}
-	for i := range g.Processes {
-		p := &g.Processes[i]
+	for i := range procs {
+		p := &procs[i]
 		ppath := fmt.Sprintf("%s.processes[%d]", path, i)
-		if err := p.normalize(ppath, s.Duration, float64(g.MemoryTotal)); err != nil {
+		if err := p.normalize(ppath, loop, total); err != nil {
 			return err
 		}
 		if pids[p.PID] {
-			return fmt.Errorf("%s.pid: pid %d is listed twice on this GPU", ppath, p.PID)
+			return fmt.Errorf("%s.pid: pid %d is listed twice on this device", ppath, p.PID)
 		}
 		pids[p.PID] = true
 	}
@@ -259,21 +270,38 @@ func (s *Scenario) checkPIDs() error {
 		p    *Process
 	}
 	byPID := map[uint32]first{}
+	var err error
+	s.eachProcess(func(path string, p *Process, _ *GPU, _ *MIGInstance) {
+		f, ok := byPID[p.PID]
+		if !ok {
+			byPID[p.PID] = first{path, p}
+			return
+		}
+		if err == nil && (f.p.Name != p.Name || f.p.Cgroup != p.Cgroup || f.p.ContainerID != p.ContainerID || f.p.PodUID != p.PodUID || f.p.VPID != p.VPID) {
+			err = fmt.Errorf("%s: pid %d differs from %s in name, cgroup, container_id, pod_uid or vpid", path, p.PID, f.path)
+		}
+	})
+	return err
+}
+
+// eachProcess calls fn with every process of the scenario, on whole GPUs and in MIG
+// instances (inst nil for the former), with its key path.
+func (s *Scenario) eachProcess(fn func(path string, p *Process, g *GPU, inst *MIGInstance)) {
 	for gi := range s.GPUs {
-		for pi := range s.GPUs[gi].Processes {
-			p := &s.GPUs[gi].Processes[pi]
-			path := fmt.Sprintf("gpus[%d].processes[%d]", gi, pi)
-			f, ok := byPID[p.PID]
-			if !ok {
-				byPID[p.PID] = first{path, p}
-				continue
-			}
-			if f.p.Name != p.Name || f.p.Cgroup != p.Cgroup || f.p.ContainerID != p.ContainerID || f.p.PodUID != p.PodUID || f.p.VPID != p.VPID {
-				return fmt.Errorf("%s: pid %d differs from %s in name, cgroup, container_id, pod_uid or vpid", path, p.PID, f.path)
+		g := &s.GPUs[gi]
+		for pi := range g.Processes {
+			fn(fmt.Sprintf("gpus[%d].processes[%d]", gi, pi), &g.Processes[pi], g, nil)
+		}
+		if g.MIG == nil {
+			continue
+		}
+		for ii := range g.MIG.Instances {
+			inst := &g.MIG.Instances[ii]
+			for pi := range inst.Processes {
+				fn(fmt.Sprintf("gpus[%d].mig.instances[%d].processes[%d]", gi, ii, pi), &inst.Processes[pi], g, inst)
 			}
 		}
 	}
-	return nil
 }
 
 // Where an event is delivered.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing/fstest"
+	"time"
 )
 
 // procFS is the simulated proc tree. Files are made once; each Open checks
@@ -14,8 +15,27 @@ import (
 type procFS struct {
 	sim   *Sim
 	files fstest.MapFS
-	// lives are each pid's process entries (one per GPU it uses).
-	lives map[string][]*Process
+	// lives are each pid's process entries (one per GPU or MIG instance it uses).
+	lives map[string][]procLife
+}
+
+// procLife is one entry of a process: where it runs decides when it exists.
+type procLife struct {
+	dev  *device
+	inst *MIGInstance // nil on a whole GPU
+	p    *Process
+}
+
+// live reports whether the entry's process runs at scenario time t: a whole-GPU process
+// while the GPU is not in MIG mode, an instance's while the GPU is and the instance exists.
+func (l procLife) live(t time.Duration) bool {
+	if !alive(l.p, t) {
+		return false
+	}
+	if l.inst == nil {
+		return !l.dev.migOn(t)
+	}
+	return l.dev.migOn(t) && l.inst.live(t)
 }
 
 var (
@@ -24,20 +44,17 @@ var (
 )
 
 func newProcFS(s *Sim) *procFS {
-	p := &procFS{sim: s, files: fstest.MapFS{}, lives: map[string][]*Process{}}
-	for gi := range s.scn.GPUs {
-		for pi := range s.scn.GPUs[gi].Processes {
-			proc := &s.scn.GPUs[gi].Processes[pi]
-			dir := strconv.FormatUint(uint64(proc.PID), 10)
-			p.lives[dir] = append(p.lives[dir], proc)
-			if _, done := p.files[dir+"/comm"]; done {
-				continue // same pid on another GPU: Normalize checked it matches
-			}
-			p.files[dir+"/comm"] = &fstest.MapFile{Data: []byte(comm(proc.Name) + "\n"), Mode: 0o444}
-			p.files[dir+"/cgroup"] = &fstest.MapFile{Data: []byte(cgroupOf(proc)), Mode: 0o444}
-			p.files[dir+"/status"] = &fstest.MapFile{Data: []byte(statusOf(proc)), Mode: 0o444}
+	p := &procFS{sim: s, files: fstest.MapFS{}, lives: map[string][]procLife{}}
+	s.scn.eachProcess(func(_ string, proc *Process, g *GPU, inst *MIGInstance) {
+		dir := strconv.FormatUint(uint64(proc.PID), 10)
+		p.lives[dir] = append(p.lives[dir], procLife{dev: s.devices[*g.Index], inst: inst, p: proc})
+		if _, done := p.files[dir+"/comm"]; done {
+			return // same pid on another GPU: Normalize checked it matches
 		}
-	}
+		p.files[dir+"/comm"] = &fstest.MapFile{Data: []byte(comm(proc.Name) + "\n"), Mode: 0o444}
+		p.files[dir+"/cgroup"] = &fstest.MapFile{Data: []byte(cgroupOf(proc)), Mode: 0o444}
+		p.files[dir+"/status"] = &fstest.MapFile{Data: []byte(statusOf(proc)), Mode: 0o444}
+	})
 	return p
 }
 
@@ -81,8 +98,8 @@ func statusOf(p *Process) string {
 // live reports whether the pid directory dir exists now.
 func (p *procFS) live(dir string) bool {
 	t := p.sim.ScenarioTime()
-	for _, proc := range p.lives[dir] {
-		if alive(proc, t) {
+	for _, l := range p.lives[dir] {
+		if l.live(t) {
 			return true
 		}
 	}

@@ -56,8 +56,11 @@ type GPU struct {
 	ECCErrors    ECCErrors    `yaml:"ecc_errors,omitempty"`
 	// Supports switches NVML features off: a false key makes its calls
 	// answer ERROR_NOT_SUPPORTED. Keys: see supportKeys.
-	Supports  map[string]bool `yaml:"supports,omitempty"`
-	Processes []Process       `yaml:"processes,omitempty"`
+	Supports map[string]bool `yaml:"supports,omitempty"`
+	// Processes are the GPU's processes while it is not in MIG mode.
+	Processes []Process `yaml:"processes,omitempty"`
+	// MIG splits the GPU into MIG instances (A100, H100 and later); see MIG.
+	MIG *MIG `yaml:"mig,omitempty"`
 }
 
 // RetiredPages are page counts per retirement cause and the pending flag.

@@ -161,6 +161,16 @@ func TestParseScenarioErrors(t *testing.T) {
 		"log path absolute":  {"gpus: [{}]\nlog_lines: [{at: 1s, path: /tmp/x.log, line: boom}]", "log_lines[0].path"},
 		"log line empty":     {"gpus: [{}]\nlog_lines: [{at: 1s, path: x.log}]", "log_lines[0].line: required"},
 		"series error line":  {"gpus:\n  - {}\n  - utilization: {ramp: {from: 1}}", `line 3: missing key "to"`},
+		"mig no profile":     {"gpus: [{mig: {instances: [{}]}}]", "gpus[0].mig.instances[0].profile"},
+		"mig bad profile":    {"gpus: [{mig: {instances: [{profile: big}]}}]", `"big" is not a MIG profile`},
+		"mig bad uuid":       {"gpus: [{mig: {instances: [{profile: 1g.10gb, uuid: GPU-x}]}}]", "mig.instances[0].uuid"},
+		"mig uuid twice":     {"gpus: [{mig: {instances: [{profile: 1g.10gb, uuid: MIG-a}, {profile: 1g.10gb, uuid: MIG-a}]}}]", "instances[1].uuid: MIG-a is also used"},
+		"mig ids twice":      {"gpus: [{mig: {instances: [{profile: 1g.10gb, gpu_instance_id: 7}, {profile: 1g.10gb, gpu_instance_id: 7}]}}]", "gpu_instance_id 7 with compute_instance_id 0 is also used"},
+		"mig too big":        {"gpus: [{memory_total: 8GiB, mig: {instances: [{profile: 1g.10gb}]}}]", "mig.instances[0].memory_total: 9984MiB does not fit"},
+		"mig flag":           {"gpus: [{mig: {enabled: 2}}]", "gpus[0].mig.enabled: value 2 exceeds the maximum 1"},
+		"mig stop":           {"gpus: [{mig: {instances: [{profile: 1g.10gb, start: 5s, stop: 1s}]}}]", "instances[0].stop"},
+		"mig process":        {"gpus: [{mig: {instances: [{profile: 1g.10gb, processes: [{pid: 1}]}]}}]", "gpus[0].mig.instances[0].processes[0].name: required"},
+		"mig pid differs":    {"gpus: [{processes: [" + proc + "], mig: {instances: [{profile: 1g.10gb, processes: [{pid: 10, name: q}]}]}}]", "gpus[0].mig.instances[0].processes[0]: pid 10 differs"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,192 @@
+package gpumemreceiver
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"go.uber.org/zap"
+)
+
+// What NVML answers about MIG (NVML API reference, "Multi Instance GPU Management"):
+//   - GetMigMode: Ampere and later parts that have MIG (A100, A30, H100, H200, B200, …);
+//     everything else answers NOT_SUPPORTED, which switches the check off for that GPU.
+//   - GetMaxMigDeviceCount: the MIG devices the GPU can hold (7 on A100/H100), 0 with MIG off.
+//   - GetMigDeviceHandleByIndex: one MIG device (a compute instance inside a GPU instance)
+//     per index below that count; NOT_FOUND where no instance sits at an index. Handles die
+//     with their instance and may be reused for another; UUIDs (MIG-…) never are.
+//   - On a MIG handle: GetUUID, GetName ("NVIDIA A100-SXM4-40GB MIG 1g.5gb": the profile is
+//     the last word), GetGpuInstanceId, GetComputeInstanceId, GetMemoryInfo(_v2) of the
+//     instance, and Get{Compute,Graphics}RunningProcesses of the processes in it. Those calls
+//     need no privilege, unlike the parent's aggregate memory and process lists and the GPU
+//     instance profile queries (GetGpuInstanceById), so the receiver uses the MIG handles.
+//   - GetUtilizationRates answers NOT_SUPPORTED on MIG-enabled GPUs and MIG handles; ECC,
+//     retired pages and row remapping stay on the parent.
+
+// migRecheckEvery is how many scrapes pass between reads of a GPU's MIG mode and instance
+// list: reconfiguring MIG (nvidia-smi mig, mig-parted) takes seconds and happens rarely, and
+// a MIG handle that starts failing triggers a read at once.
+const migRecheckEvery = 10
+
+// migState is a GPU's MIG mode and, in MIG mode, its instances. Only the scraper touches it.
+type migState struct {
+	mode       support // GetMigMode
+	enabled    bool
+	instances  []*device
+	untilCheck int // scrapes before the next read; 0 reads on the next scrape
+}
+
+// due says whether this scrape reads the MIG state, counting the scrape.
+func (m *migState) due() bool {
+	if m.untilCheck <= 0 {
+		return true
+	}
+	m.untilCheck--
+	return false
+}
+
+// refreshMIG reads the GPU's MIG mode and, in MIG mode, its instances, keeping the devices
+// of instances already known (and what was probed on them) by UUID.
+func (d *device) refreshMIG(logger *zap.Logger) error {
+	m := &d.mig
+	m.untilCheck = migRecheckEvery - 1
+	if m.mode == unsupported {
+		return nil
+	}
+	current, _, r := d.handle.GetMigMode()
+	ok, err := m.mode.check(r)
+	if err != nil {
+		return fmt.Errorf("read MIG mode of GPU %s: %w", d.uuid, err)
+	}
+	enabled := ok && current == nvml.DEVICE_MIG_ENABLE
+	if enabled != m.enabled {
+		// What the GPU answers depends on the mode (utilization is NOT_SUPPORTED in MIG
+		// mode), so what was probed in the other mode is probed again.
+		d.memoryV2, d.utilization, d.compute, d.graphics = supportUnknown, supportUnknown, supportUnknown, supportUnknown
+		m.enabled = enabled
+		logger.Info("MIG mode of GPU changed", zap.String("gpu", d.uuid), zap.Bool("mig_enabled", enabled))
+	}
+	if !enabled {
+		if len(m.instances) > 0 {
+			m.instances = nil
+		}
+		return nil
+	}
+	instances, err := d.listMIG()
+	if changed(m.instances, instances) {
+		names := make([]string, len(instances))
+		for i, inst := range instances {
+			names[i] = inst.profile + " " + inst.uuid
+		}
+		logger.Info("MIG instances of GPU changed", zap.String("gpu", d.uuid), zap.Strings("instances", names))
+	}
+	m.instances = instances
+	return err
+}
+
+// listMIG enumerates the GPU's MIG devices. An index whose device cannot be read is left out
+// and reported; the others are kept.
+func (d *device) listMIG() ([]*device, error) {
+	count, r := d.handle.GetMaxMigDeviceCount()
+	if r != nvml.SUCCESS {
+		return d.mig.instances, fmt.Errorf("count MIG devices of GPU %s: %w", d.uuid, r)
+	}
+	var (
+		out  []*device
+		errs []error
+	)
+	for i := 0; i < count; i++ {
+		h, r := d.handle.GetMigDeviceHandleByIndex(i)
+		if r == nvml.ERROR_NOT_FOUND {
+			continue // no instance at this index
+		}
+		if r != nvml.SUCCESS {
+			errs = append(errs, fmt.Errorf("get MIG device %d of GPU %s: %w", i, d.uuid, r))
+			continue
+		}
+		uuid, r := h.GetUUID()
+		if r != nvml.SUCCESS {
+			errs = append(errs, fmt.Errorf("read UUID of MIG device %d of GPU %s: %w", i, d.uuid, r))
+			continue
+		}
+		if known := d.instance(uuid); known != nil {
+			known.handle = h // handles may be reissued; the UUID is the instance
+			out = append(out, known)
+			continue
+		}
+		inst, err := d.newInstance(h, uuid)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, inst)
+	}
+	return out, errors.Join(errs...)
+}
+
+// instance returns the known instance with the UUID, or nil.
+func (d *device) instance(uuid string) *device {
+	for _, inst := range d.mig.instances {
+		if inst.uuid == uuid {
+			return inst
+		}
+	}
+	return nil
+}
+
+func (d *device) newInstance(h nvml.Device, uuid string) (*device, error) {
+	gi, r := h.GetGpuInstanceId()
+	if r != nvml.SUCCESS {
+		return nil, fmt.Errorf("read GPU instance id of MIG device %s: %w", uuid, r)
+	}
+	ci, r := h.GetComputeInstanceId()
+	if r != nvml.SUCCESS {
+		return nil, fmt.Errorf("read compute instance id of MIG device %s: %w", uuid, r)
+	}
+	inst := &device{
+		handle: h, index: d.index, uuid: uuid, serial: d.serial, busID: d.busID,
+		parent: d, gpuInstanceID: int64(gi), computeInstanceID: int64(ci),
+	}
+	inst.name, _ = h.GetName()
+	inst.profile = migProfile(inst.name)
+	return inst, nil
+}
+
+// migProfile takes the profile from a MIG device name: "NVIDIA A100-SXM4-40GB MIG 1g.5gb"
+// gives "1g.5gb", "… MIG 1c.3g.20gb" gives "1c.3g.20gb". A name without it gives "" and the
+// attribute is left out: the GPU instance profile queries that would also tell need root.
+func migProfile(name string) string {
+	_, profile, ok := strings.Cut(name, " MIG ")
+	if !ok {
+		return ""
+	}
+	profile = strings.TrimSpace(profile)
+	if profile == "" || strings.ContainsAny(profile, " \t") {
+		return ""
+	}
+	return profile
+}
+
+// changed says whether two instance lists differ (by device, in order).
+func changed(a, b []*device) bool {
+	if len(a) != len(b) {
+		return true
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// gone says whether inst is no longer one of the GPU's instances.
+func (d *device) gone(inst *device) bool {
+	for _, i := range d.mig.instances {
+		if i == inst {
+			return false
+		}
+	}
+	return true
+}

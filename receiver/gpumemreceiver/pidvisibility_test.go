@@ -1,0 +1,107 @@
+package gpumemreceiver
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"testing"
+	"testing/fstest"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+// startLogged starts a receiver like startWith, logging into the returned observer.
+func startLogged(t *testing.T, lib nvml.Interface, fsys fs.FS) (*gpuMemReceiver, *observer.ObservedLogs) {
+	t.Helper()
+	core, logs := observer.New(zapcore.DebugLevel)
+	cfg := createDefaultConfig().(*Config)
+	cfg.Xid.KmsgPath = ""
+	cfg.Processes.ProcRoot = "/proc"
+	set := receivertest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	r := newGPUMemReceiver(cfg, set)
+	r.newBackend = func(*Config) (backend, error) { return backend{lib: lib, procFS: fsys}, nil }
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+	return r, logs
+}
+
+func TestProcessVPID(t *testing.T) {
+	g := newFakeGPU(0)
+	g.compute = []nvml.ProcessInfo{{Pid: 4242, UsedGpuMemory: uint64(gib)}, {Pid: 4343, UsedGpuMemory: uint64(gib)}}
+	fsys := fstest.MapFS{
+		"4242/comm":   {Data: []byte("python3\n")},
+		"4242/cgroup": {Data: []byte("0::/\n")},
+		"4242/status": {Data: []byte("Name:\tpython3\nNSpid:\t4242\t17\n")},
+		// 4343: a kernel without NSpid (before 4.1) says nothing of namespaces.
+		"4343/comm":   {Data: []byte("python3\n")},
+		"4343/cgroup": {Data: []byte("0::/\n")},
+		"4343/status": {Data: []byte("Name:\tpython3\n")},
+	}
+	r, _ := startLogged(t, newFakeNVML(g), fsys)
+	md, err := r.scrapeMetrics(context.Background())
+	require.NoError(t, err)
+	procs := byGPU(md)[g.uuid]["nvidia.gpu.process.memory.usage"]
+	require.Len(t, procs, 2)
+	assert.Equal(t, int64(17), procs[0].attrs["process.vpid"], "the pid inside the container")
+	assert.NotContains(t, procs[1].attrs, "process.vpid")
+}
+
+// A proc root of another pid namespace shows none of NVML's pids: one warning naming
+// processes.proc_root and the fix, and the metrics keep coming with pids alone.
+func TestProcRootWithoutHostPIDsWarnsOnce(t *testing.T) {
+	g := newFakeGPU(0)
+	g.compute = []nvml.ProcessInfo{{Pid: 5001, UsedGpuMemory: uint64(gib)}, {Pid: 5002, UsedGpuMemory: uint64(gib)}}
+	r, logs := startLogged(t, newFakeNVML(g), fstest.MapFS{"1/comm": {Data: []byte("otelcol\n")}})
+	for i := 0; i < 6; i++ {
+		md, err := r.scrapeMetrics(context.Background())
+		require.NoError(t, err)
+		procs := byGPU(md)[g.uuid]["nvidia.gpu.process.memory.usage"]
+		require.Len(t, procs, 2)
+		assert.Equal(t, map[string]any{"process.pid": int64(5001), "nvidia.gpu.process.type": "compute"}, procs[0].attrs)
+	}
+	warnings := logs.FilterLevelExact(zapcore.WarnLevel).FilterMessageSnippet("processes.proc_root").All()
+	require.Len(t, warnings, 1)
+	fields := warnings[0].ContextMap()
+	assert.Equal(t, "/proc", fields["proc_root"])
+	assert.Contains(t, fields["fix"], "/host/proc")
+}
+
+func TestProcRootShowingHostPIDsDoesNotWarn(t *testing.T) {
+	g := newFakeGPU(0)
+	g.compute = []nvml.ProcessInfo{{Pid: 100, UsedGpuMemory: uint64(gib)}}
+	for p := uint32(0); p < 8; p++ { // eight that exited: one visible process is enough
+		g.compute = append(g.compute, nvml.ProcessInfo{Pid: 200 + p, UsedGpuMemory: uint64(gib)})
+	}
+	r, logs := startLogged(t, newFakeNVML(g), procTree(map[uint32][2]string{100: {"python3", "0::/\n"}}))
+	for i := 0; i < 3; i++ {
+		_, err := r.scrapeMetrics(context.Background())
+		require.NoError(t, err)
+	}
+	assert.Zero(t, logs.FilterLevelExact(zapcore.WarnLevel).Len())
+}
+
+func TestPIDVisibilityIgnoresOtherErrors(t *testing.T) {
+	core, logs := observer.New(zapcore.WarnLevel)
+	v := pidVisibility{procRoot: "/host/proc", logger: zap.New(core)}
+	for i := 0; i < 2*pidMissesBeforeWarning; i++ {
+		v.observe(fs.ErrPermission)
+	}
+	assert.Zero(t, logs.Len(), "a permission error says nothing about namespaces")
+	for i := 0; i < pidMissesBeforeWarning-1; i++ {
+		v.observe(errors.Join(errors.New("look up pid 7"), fs.ErrNotExist))
+	}
+	assert.Zero(t, logs.Len(), "not yet")
+	v.observe(fs.ErrNotExist)
+	v.observe(fs.ErrNotExist)
+	assert.Equal(t, 1, logs.Len())
+}
