@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/processor"
@@ -38,7 +39,8 @@ func benchProcessors(b *testing.B, wait time.Duration) (processor.Metrics, proce
 	return mp, lp
 }
 
-// nodeBatch is one collection of an 8-GPU node with 16 processes per GPU.
+// nodeBatch is one collection of an 8-GPU node with 16 processes per GPU, listed by pid as
+// the gpu_mem receiver lists them in NVML's order, the same from one collection to the next.
 func nodeBatch(at time.Time) pmetric.Metrics {
 	var gs []gpuMetrics
 	for g := 0; g < 8; g++ {
@@ -49,7 +51,21 @@ func nodeBatch(at time.Time) pmetric.Metrics {
 		gs = append(gs, gpuMetrics{host: "node1", hwID: fmt.Sprintf("GPU-%d", g), busID: fmt.Sprintf("00000000:%02X:00.0", 0x10+g),
 			index: int64(g), at: at, used: 60 * gib, total: 80 * gib, procs: procs})
 	}
-	return metricsOf(gs...)
+	md := metricsOf(gs...)
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		ms := rms.At(i).ScopeMetrics().At(0).Metrics()
+		for j := 0; j < ms.Len(); j++ {
+			if m := ms.At(j); m.Name() == metricProcess {
+				m.Sum().DataPoints().Sort(func(a, b pmetric.NumberDataPoint) bool {
+					pa, _ := a.Attributes().Get(attrProcessPID)
+					pb, _ := b.Attributes().Get(attrProcessPID)
+					return pa.Int() < pb.Int()
+				})
+			}
+		}
+	}
+	return md
 }
 
 // fillWindow sends 15 minutes of per-second collections of the 8-GPU node.
@@ -95,8 +111,26 @@ func BenchmarkConsumeLogsOOM(b *testing.B) {
 	}
 }
 
-// BenchmarkConsumeMetrics compares the metrics side with a pass-through processor built the
-// same way (processorhelper, no-op function) on one 8-GPU × 16-process collection.
+// BenchmarkConsumeMetrics measures observation on one 8-GPU × 16-process collection (152
+// observed points) against references for the same batch. Timestamps advance a second per
+// batch, as in production, so the window slides and trims instead of absorbing duplicates.
+//
+//   - observe: this processor's metrics side (processorhelper + observation into the window).
+//   - passthrough: a processorhelper processor doing nothing: the helper's own cost.
+//   - proto_marshal_reference: what the OTLP exporter spends serialising the same batch, the
+//     least any exporting pipeline pays for it (the batch processor, compression and the
+//     network come on top; the batch processor is not a dependency of this module).
+//   - build_and_marshal_reference: building the batch as the receiver does, then serialising
+//     it: a minimal receiver → exporter pipeline without this processor.
+//
+// Measured on the 2-core development VM (go test -count 6, benchstat medians): observe
+// 21 µs, passthrough 1.2 µs, proto_marshal_reference 29 µs, build_and_marshal_reference
+// 177 µs; before the observation was reworked, observe took 29.5 µs on this benchmark.
+// Observation therefore adds about 0.7× what the exporter's serialisation alone costs, and
+// about 12% of a minimal receiver → exporter pipeline for the same batch. It does not meet
+// "< 5% of the pipeline" against either: what is left is reading 152 points through pdata
+// (about half, most of it the per-process attributes) and appending each to its series. Against passthrough it is some 17× more, because passthrough reads no point at all
+// and is no meaningful baseline.
 func BenchmarkConsumeMetrics(b *testing.B) {
 	run := func(b *testing.B, mp processor.Metrics) {
 		batches := make([]pmetric.Metrics, 64)
@@ -106,6 +140,13 @@ func BenchmarkConsumeMetrics(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
+			if i > 0 && i%len(batches) == 0 {
+				b.StopTimer()
+				for _, md := range batches {
+					shiftTimestamps(md, time.Duration(len(batches))*time.Second)
+				}
+				b.StartTimer()
+			}
 			if err := mp.ConsumeMetrics(context.Background(), batches[i%len(batches)]); err != nil {
 				b.Fatal(err)
 			}
@@ -123,7 +164,6 @@ func BenchmarkConsumeMetrics(b *testing.B) {
 		}
 		run(b, mp)
 	})
-	// What an OTLP exporter spends on the same batch at the least, for scale.
 	b.Run("proto_marshal_reference", func(b *testing.B) {
 		md := nodeBatch(t0)
 		m := &pmetric.ProtoMarshaler{}
@@ -134,6 +174,40 @@ func BenchmarkConsumeMetrics(b *testing.B) {
 			}
 		}
 	})
+	b.Run("build_and_marshal_reference", func(b *testing.B) {
+		m := &pmetric.ProtoMarshaler{}
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := m.MarshalMetrics(nodeBatch(t0.Add(time.Duration(i) * time.Second))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// shiftTimestamps moves every number point of md by d.
+func shiftTimestamps(md pmetric.Metrics, d time.Duration) {
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				var dps pmetric.NumberDataPointSlice
+				switch m := ms.At(k); m.Type() {
+				case pmetric.MetricTypeSum:
+					dps = m.Sum().DataPoints()
+				case pmetric.MetricTypeGauge:
+					dps = m.Gauge().DataPoints()
+				default:
+					continue
+				}
+				for l := 0; l < dps.Len(); l++ {
+					dps.At(l).SetTimestamp(dps.At(l).Timestamp() + pcommon.Timestamp(d))
+				}
+			}
+		}
+	}
 }
 
 // BenchmarkClassifyFullWindow is one classification with 15 min at 1 s of 8 GPUs in the window.

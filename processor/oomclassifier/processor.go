@@ -2,7 +2,9 @@ package oomclassifier
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -17,12 +19,34 @@ import (
 
 // This file alone converts between pdata and the plain Go types of the internal packages.
 
-var metricKinds = map[string]window.Kind{
-	metricUsage: window.Used, metricLimit: window.Total, metricFree: window.Free,
-	metricReserved: window.Reserved, metricUnattributed: window.Unattributed,
-	metricProcess: window.ProcessBytes, metricRetired: window.RetiredPages,
-	metricRetiredPend: window.RetiredPagesPending, metricRemapped: window.RemappedRows,
-	metricRemapPending: window.RemapPending, metricRemapFailed: window.RemapFailed,
+// metricKind names the window's stream of a metric. A switch rather than a map: the compiler
+// dispatches on length and then compares only the candidates, with no hashing.
+func metricKind(name string) (window.Kind, bool) {
+	switch name {
+	case metricUsage:
+		return window.Used, true
+	case metricLimit:
+		return window.Total, true
+	case metricFree:
+		return window.Free, true
+	case metricReserved:
+		return window.Reserved, true
+	case metricUnattributed:
+		return window.Unattributed, true
+	case metricProcess:
+		return window.ProcessBytes, true
+	case metricRetired:
+		return window.RetiredPages, true
+	case metricRetiredPend:
+		return window.RetiredPagesPending, true
+	case metricRemapped:
+		return window.RemappedRows, true
+	case metricRemapPending:
+		return window.RemapPending, true
+	case metricRemapFailed:
+		return window.RemapFailed, true
+	}
+	return 0, false
 }
 
 // observeMetrics records the window's metrics of every GPU resource in md; buf is reused
@@ -31,9 +55,8 @@ func observeMetrics(md pmetric.Metrics, store *window.Store, buf []window.Sample
 	var total window.Overflow
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
-		res := rms.At(i).Resource().Attributes()
-		hwID := str(res, attrHWID)
-		if hwID == "" {
+		key, info := gpuResource(rms.At(i).Resource().Attributes())
+		if key.HWID == "" {
 			continue // not a GPU resource
 		}
 		buf = buf[:0]
@@ -47,8 +70,7 @@ func observeMetrics(md pmetric.Metrics, store *window.Store, buf []window.Sample
 		if len(buf) == 0 {
 			continue
 		}
-		key := window.GPUKey{Host: str(res, resHostName), HWID: hwID}
-		info := window.GPUInfo{Name: str(res, resHWName), BusID: xid.NormalizeBusID(str(res, attrPCIBusID)), Index: integer(res, resGPUIndex)}
+		info.BusID = xid.NormalizeBusID(info.BusID)
 		of := store.Observe(key, info, buf)
 		total.GPUsEvicted += of.GPUsEvicted
 		total.SamplesCapped += of.SamplesCapped
@@ -58,8 +80,30 @@ func observeMetrics(md pmetric.Metrics, store *window.Store, buf []window.Sample
 	return buf, total
 }
 
+// gpuResource reads what the window needs of a resource in one pass over its attributes
+// (one Get per key would scan them five times). The bus id is returned as written.
+func gpuResource(res pcommon.Map) (window.GPUKey, window.GPUInfo) {
+	var key window.GPUKey
+	info := window.GPUInfo{Index: -1}
+	for k, v := range res.All() {
+		switch k {
+		case attrHWID:
+			key.HWID = strValue(v)
+		case resHostName:
+			key.Host = strValue(v)
+		case resHWName:
+			info.Name = strValue(v)
+		case attrPCIBusID:
+			info.BusID = strValue(v)
+		case resGPUIndex:
+			info.Index = intValue(v)
+		}
+	}
+	return key, info
+}
+
 func appendSamples(buf []window.Sample, m pmetric.Metric) []window.Sample {
-	kind, ok := metricKinds[m.Name()]
+	kind, ok := metricKind(m.Name())
 	if !ok {
 		return buf
 	}
@@ -77,27 +121,30 @@ func appendSamples(buf []window.Sample, m pmetric.Metric) []window.Sample {
 		if dp.Timestamp() == 0 || dp.Flags().NoRecordedValue() {
 			continue // without its own time a point cannot be placed in the window
 		}
-		s := window.Sample{Kind: kind, T: int64(dp.Timestamp()), V: pointValue(dp)}
+		// Filled in place: a Sample is over 100 bytes, and building one to copy it in cost
+		// more than reading the point.
+		buf = append(buf, window.Sample{Kind: kind, T: int64(dp.Timestamp()), V: pointValue(dp)})
+		s := &buf[len(buf)-1]
 		attrs := dp.Attributes()
 		switch kind {
 		case window.ProcessBytes:
-			if s.Process = processInfo(attrs); s.Process.PID < 0 {
-				continue
+			if readProcess(attrs, &s.Process); s.Process.PID < 0 {
+				buf = buf[:len(buf)-1] // without its pid a point belongs to no process
 			}
 		case window.RetiredPages:
 			s.Label = str(attrs, attrRetireCause)
 		case window.RemappedRows:
 			s.Label = str(attrs, attrRemapType)
 		}
-		buf = append(buf, s)
 	}
 	return buf
 }
 
-// processInfo reads the process attributes in one pass over the point's attributes: the
-// per-process points are most of a collection, and one Get per key scans the map each time.
-func processInfo(attrs pcommon.Map) window.ProcessInfo {
-	p := window.ProcessInfo{PID: -1}
+// readProcess reads the process attributes into p in one pass over the point's attributes:
+// the per-process points are most of a collection, and one Get per key scans the map each
+// time. p.PID is -1 when the point has no valid pid.
+func readProcess(attrs pcommon.Map, p *window.ProcessInfo) {
+	p.PID = -1
 	for k, v := range attrs.All() {
 		switch k {
 		case attrProcessPID:
@@ -112,7 +159,6 @@ func processInfo(attrs pcommon.Map) window.ProcessInfo {
 			p.Type = strValue(v)
 		}
 	}
-	return p
 }
 
 func pointValue(dp pmetric.NumberDataPoint) int64 {
@@ -299,9 +345,11 @@ func classifyOOM(o oomRecord, store *window.Store, th classify.Thresholds) class
 		FreeBytes: m.FreeBytes, AllocatedBytes: m.AllocatedBytes, ReservedBytes: m.ReservedBytes,
 		ProcessBytes: m.ProcessBytes, DeviceIndex: m.DeviceIndex, PID: o.pid, Time: o.at,
 	}
+	buf := classifyBufs.Get().(*classifyBuf)
+	defer classifyBufs.Put(buf)
 	var gpu *classify.GPUState
-	if snap, ok := store.Snapshot(window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: m.DeviceIndex}); ok {
-		gpu = gpuState(snap)
+	if store.SnapshotTo(&buf.snap, window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: m.DeviceIndex}) {
+		gpu = buf.gpuState()
 	}
 	res := classify.Classify(oom, gpu, th)
 
@@ -343,35 +391,69 @@ func classifyOOM(o oomRecord, store *window.Store, th classify.Thresholds) class
 	return res
 }
 
-func gpuState(s window.Snapshot) *classify.GPUState {
-	g := &classify.GPUState{
+// classifyBuf holds what one classification copies out of the window and converts for the
+// classifier. A full window is two 900-point series per OOM; pooling the arrays leaves the
+// classification allocating only its sentences. Nothing of it outlives classifyOOM: the
+// Result holds only strings, which are immutable and safe to keep.
+type classifyBuf struct {
+	snap          window.Snapshot
+	gpu           classify.GPUState
+	usage, series []classify.Point
+	procs         []classify.Process
+	xids          []classify.XidEvent
+}
+
+var classifyBufs = sync.Pool{New: func() any { return new(classifyBuf) }}
+
+// gpuState converts b.snap into b.gpu.
+func (b *classifyBuf) gpuState() *classify.GPUState {
+	s := &b.snap
+	b.usage = classifyPoints(b.usage, s.Usage)
+	b.procs = b.procs[:0]
+	reused := false
+	for _, p := range s.Processes {
+		cp := classify.Process{
+			PID: p.PID, Name: p.Name, ContainerID: p.ContainerID, PodUID: p.PodUID, Type: p.Type, Bytes: p.Bytes,
+		}
+		switch {
+		case len(p.Series) == 0:
+		case !reused: // the failing process: the window copies no other series
+			b.series, reused = classifyPoints(b.series, p.Series), true
+			cp.Series = b.series
+		default: // should the window ever copy more, they must not share one array
+			cp.Series = classifyPoints(nil, p.Series)
+		}
+		b.procs = append(b.procs, cp)
+	}
+	b.xids = b.xids[:0]
+	for _, x := range s.Xids {
+		b.xids = append(b.xids, classify.XidEvent{T: x.T, Code: x.Code, Fault: x.Fault, Description: x.Description})
+	}
+	b.gpu = classify.GPUState{
 		HWID: s.HWID, Name: s.Info.Name, MatchedBy: s.MatchedBy,
 		Total: s.Total, Used: s.Used, Free: s.Free, Reserved: s.Reserved, Unattributed: s.Unattributed,
-		SampleAge: s.SampleAge, Usage: classifyPoints(s.Usage),
+		SampleAge: s.SampleAge, Usage: nilIfEmpty(b.usage), Processes: nilIfEmpty(b.procs), Xids: nilIfEmpty(b.xids),
 		RetiredPages: s.RetiredPages, RetiredPagesPending: s.RetiredPagesPending,
 		RemappedRows: s.RemappedRows, RemapFailed: s.RemapFailed, RemapPending: s.RemapPending,
 	}
-	for _, p := range s.Processes {
-		g.Processes = append(g.Processes, classify.Process{
-			PID: p.PID, Name: p.Name, ContainerID: p.ContainerID, PodUID: p.PodUID, Type: p.Type,
-			Bytes: p.Bytes, Series: classifyPoints(p.Series),
-		})
-	}
-	for _, x := range s.Xids {
-		g.Xids = append(g.Xids, classify.XidEvent{T: x.T, Code: x.Code, Fault: x.Fault, Description: x.Description})
-	}
-	return g
+	return &b.gpu
 }
 
-func classifyPoints(ps []window.Point) []classify.Point {
-	if len(ps) == 0 {
+// classifyPoints converts window points (integer bytes) into dst, reusing its array.
+func classifyPoints(dst []classify.Point, ps []window.Point) []classify.Point {
+	dst = slices.Grow(dst[:0], len(ps))[:len(ps)]
+	for i, p := range ps {
+		dst[i] = classify.Point{T: p.T, V: float64(p.V)}
+	}
+	return dst
+}
+
+// nilIfEmpty keeps the classifier's reading of an empty input: nil, "none known".
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
 		return nil
 	}
-	out := make([]classify.Point, len(ps))
-	for i, p := range ps {
-		out[i] = classify.Point{T: p.T, V: float64(p.V)}
-	}
-	return out
+	return s
 }
 
 // putStr and putInt add an attribute unless it is already set or the value is empty: the

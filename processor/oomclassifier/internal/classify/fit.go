@@ -13,7 +13,7 @@ type leakFit struct {
 	slope      float64 // bytes per second
 	r2         float64 // fit quality, 0..1
 	steady     bool    // every span of the segment grew by at least a quarter of its share
-	start      time.Time
+	start      int64   // Unix nanoseconds of the segment's first point
 	dur        time.Duration
 	points     int
 	startValue float64 // the series' value at the segment start
@@ -49,7 +49,7 @@ func fitAfterLastStep(s []Point, at time.Time, step float64, maxGap time.Duratio
 	end := len(s)
 	if !at.IsZero() {
 		atNs := at.UnixNano()
-		for end > 0 && s[end-1].T.UnixNano() > atNs {
+		for end > 0 && s[end-1].T > atNs {
 			end--
 		}
 	}
@@ -62,7 +62,7 @@ func fitAfterLastStep(s []Point, at time.Time, step float64, maxGap time.Duratio
 		if math.IsNaN(s[i].V) || math.IsInf(s[i].V, 0) {
 			return leakFit{}
 		}
-		ns := s[i].T.UnixNano()
+		ns := s[i].T
 		if i > 0 {
 			dt := time.Duration(ns - prev)
 			if dt < 0 {
@@ -85,7 +85,7 @@ func fitLine(s []Point) leakFit {
 	if n < 3 {
 		return leakFit{}
 	}
-	t0 := s[0].T.UnixNano()
+	t0 := s[0].T
 	var mx, my float64
 	for i := range s {
 		mx += seconds(s[i].T, t0)
@@ -108,7 +108,7 @@ func fitLine(s []Point) leakFit {
 		ok:         true,
 		slope:      sxy / sxx,
 		start:      s[0].T,
-		dur:        time.Duration(s[n-1].T.UnixNano() - t0),
+		dur:        time.Duration(s[n-1].T - t0),
 		points:     n,
 		startValue: s[0].V,
 		endValue:   s[n-1].V,
@@ -135,9 +135,9 @@ func steadySegments(s []Point, slope float64, dur time.Duration, k int) bool {
 	k = min(max(k, 2), maxSegments)
 	var sum [maxSegments]float64
 	var cnt [maxSegments]int
-	t0 := s[0].T.UnixNano()
+	t0 := s[0].T
 	for i := range s {
-		q := int(float64(k) * float64(s[i].T.UnixNano()-t0) / float64(dur))
+		q := int(float64(k) * float64(s[i].T-t0) / float64(dur))
 		q = min(max(q, 0), k-1)
 		sum[q] += s[i].V
 		cnt[q]++
@@ -157,7 +157,6 @@ func steadySegments(s []Point, slope float64, dur time.Duration, k int) bool {
 	return true
 }
 
-// seconds is t − t0 (Unix nanoseconds) in seconds. The fit works on Unix nanoseconds
-// because time.Time.Sub costs several times more and dominates a 900-point window; times
-// outside 1678–2262 wrap, which can only make the fit fail, never panic.
-func seconds(t time.Time, t0 int64) float64 { return float64(t.UnixNano()-t0) / 1e9 }
+// seconds is t − t0 (both Unix nanoseconds) in seconds. A difference that overflows int64
+// (points centuries apart) wraps, which can only make the fit fail, never panic.
+func seconds(t, t0 int64) float64 { return float64(t-t0) / 1e9 }

@@ -61,7 +61,7 @@ func fuzzGPU(rng *rand.Rand, total, used, reserved, unattr int64, age time.Durat
 			if rng.IntN(50) == 0 {
 				v = wild()
 			}
-			s[i] = Point{T: t, V: v}
+			s[i] = Point{T: t.UnixNano(), V: v}
 		}
 		return s
 	}

@@ -38,7 +38,7 @@ func series(fn func(sec float64) float64) []Point {
 	s := make([]Point, n)
 	start := oomTime.Add(-window + time.Second)
 	for i := range s {
-		s[i] = Point{T: start.Add(time.Duration(i) * time.Second), V: fn(float64(i))}
+		s[i] = Point{T: start.Add(time.Duration(i) * time.Second).UnixNano(), V: fn(float64(i))}
 	}
 	return s
 }

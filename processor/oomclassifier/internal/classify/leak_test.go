@@ -94,7 +94,7 @@ func TestMemoryLeakOnGPUUsage(t *testing.T) {
 func TestFitLine(t *testing.T) {
 	s := make([]Point, 100)
 	for i := range s {
-		s[i] = Point{T: oomTime.Add(time.Duration(i) * 2 * time.Second), V: 7e10 + 3e6*float64(2*i)}
+		s[i] = Point{T: oomTime.Add(time.Duration(i) * 2 * time.Second).UnixNano(), V: 7e10 + 3e6*float64(2*i)}
 	}
 	fit := fitLine(s)
 	if !fit.ok || math.Abs(fit.slope-3e6) > 1e-3 || math.Abs(fit.r2-1) > 1e-9 || fit.dur != 198*time.Second {
@@ -102,7 +102,7 @@ func TestFitLine(t *testing.T) {
 	}
 	// Same timestamps throughout: no line.
 	for i := range s {
-		s[i].T = oomTime
+		s[i].T = oomTime.UnixNano()
 	}
 	if fitLine(s).ok {
 		t.Fatal("fitted a vertical series")
@@ -130,16 +130,17 @@ func TestFitAfterLastStep(t *testing.T) {
 		t.Fatalf("points %d, want 300", fit.points)
 	}
 	// A jump across a long gap is not a step.
-	g := []Point{{oomTime, 1e9}, {oomTime.Add(time.Second), 1.1e9}, {oomTime.Add(time.Minute), 9e9}, {oomTime.Add(61 * time.Second), 9.1e9}}
+	at := func(d time.Duration) int64 { return oomTime.Add(d).UnixNano() }
+	g := []Point{{at(0), 1e9}, {at(time.Second), 1.1e9}, {at(time.Minute), 9e9}, {at(61 * time.Second), 9.1e9}}
 	if fit = fitAfterLastStep(g, time.Time{}, 4e9, 10*time.Second); fit.points != 4 {
 		t.Fatalf("points %d, want 4", fit.points)
 	}
 	// Time going backwards or NaN: no fit.
-	g[2].T = oomTime.Add(-time.Hour)
+	g[2].T = at(-time.Hour)
 	if fitAfterLastStep(g, time.Time{}, 4e9, 10*time.Second).ok {
 		t.Fatal("fitted a series going back in time")
 	}
-	g[2].T, g[2].V = oomTime.Add(time.Minute), math.NaN()
+	g[2].T, g[2].V = at(time.Minute), math.NaN()
 	if fitAfterLastStep(g, time.Time{}, 4e9, 10*time.Second).ok {
 		t.Fatal("fitted a NaN")
 	}

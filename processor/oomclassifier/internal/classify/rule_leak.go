@@ -71,12 +71,11 @@ func runway(f *facts) (time.Duration, bool) {
 	return time.Duration(secs * float64(time.Second)), true
 }
 
-// valueAt is the series' latest value at or before t.
-func valueAt(s []Point, t time.Time) (float64, bool) {
+// valueAt is the series' latest value at or before at (Unix nanoseconds).
+func valueAt(s []Point, at int64) (float64, bool) {
 	v, ok := 0.0, false
-	at := t.UnixNano()
 	for i := range s {
-		if s[i].T.UnixNano() > at {
+		if s[i].T > at {
 			break
 		}
 		v, ok = s[i].V, true

@@ -44,9 +44,11 @@ type OOM struct {
 	Time           time.Time // the OOM's timestamp
 }
 
-// Point is one sample of a time series.
+// Point is one sample of a time series. T is Unix nanoseconds rather than a time.Time: a
+// window holds thousands of points, and time.Time's location pointer makes every copy of them
+// pay write barriers and every collection scan them.
 type Point struct {
-	T time.Time
+	T int64 // Unix nanoseconds
 	V float64
 }
 

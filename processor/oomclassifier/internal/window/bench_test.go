@@ -61,6 +61,26 @@ func BenchmarkSnapshot(b *testing.B) {
 	}
 }
 
+// BenchmarkSnapshotTo is BenchmarkSnapshot for the failing process, reusing one Snapshot the
+// way the processor does: the full window is copied into arrays it already holds.
+func BenchmarkSnapshotTo(b *testing.B) {
+	s := New(defaultConfig())
+	for g := 0; g < 8; g++ {
+		for i := 0; i < 900; i++ {
+			s.Observe(GPUKey{Host: "node", HWID: "GPU-" + strconv.Itoa(g)}, GPUInfo{Index: g}, benchScrape(sec(i), i))
+		}
+	}
+	q := Query{Host: "node", At: t0.Add(899 * time.Second), PID: 1003, DeviceIndex: 3}
+	var snap Snapshot
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if !s.SnapshotTo(&snap, q) {
+			b.Fatal("no match")
+		}
+	}
+}
+
 // TestMemoryPerGPU checks the design budget: under 1 MiB per GPU for 15 min at 1 s of about ten
 // series. Measured with 5 memory series and 16 processes (21 series), so the budget has room.
 func TestMemoryPerGPU(t *testing.T) {

@@ -1,15 +1,17 @@
 package window
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func ts(s *series) []int64 {
 	var out []int64
 	for _, p := range s.pts {
-		out = append(out, p.t)
+		out = append(out, p.T)
 	}
 	return out
 }
@@ -23,7 +25,7 @@ func TestSeriesAddOrdersAndDeduplicates(t *testing.T) {
 	assert.Equal(t, []int64{5, 10, 20, 30, 40}, ts(&s))
 	p, ok := s.at(25)
 	assert.True(t, ok)
-	assert.Equal(t, point{20, 7}, p)
+	assert.Equal(t, Point{20, 7}, p)
 	_, ok = s.at(4)
 	assert.False(t, ok)
 }
@@ -35,7 +37,7 @@ func TestSeriesStepSkipsRepeats(t *testing.T) {
 	assert.True(t, s.add(3, 6))
 	assert.Equal(t, []int64{1, 3}, ts(&s))
 	p, _ := s.at(2)
-	assert.Equal(t, int64(5), p.v, "the value holds until it changes")
+	assert.Equal(t, int64(5), p.V, "the value holds until it changes")
 }
 
 func TestSeriesTrimKeepsBaseline(t *testing.T) {
@@ -53,6 +55,59 @@ func TestSeriesTrimKeepsBaseline(t *testing.T) {
 	for i := int64(0); i < 10; i++ {
 		s.add(i, i)
 	}
-	assert.Equal(t, []point{{7, 7}, {8, 8}}, s.between(7, 8))
+	assert.Equal(t, []Point{{7, 7}, {8, 8}}, s.between(7, 8))
 	assert.Nil(t, s.between(100, 200))
+}
+
+// TestSeriesSlidesInPlace: a series sliding through a fixed window keeps exactly its window,
+// reuses its array once warm, and holds no more than about 1.5 times its live points.
+func TestSeriesSlidesInPlace(t *testing.T) {
+	var s series
+	const window = 100
+	last := int64(-1)
+	step := func() {
+		last++
+		s.add(last, last*10)
+		s.trim(last - window)
+	}
+	for range 5 * window {
+		step()
+	}
+	// Counted over all the steps (AllocsPerRun rounds an occasional reallocation down to
+	// zero). Reallocating as it slides would take dozens; the slack is for the runtime's own.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 50 * window {
+		step()
+	}
+	runtime.ReadMemStats(&after)
+	assert.Less(t, after.Mallocs-before.Mallocs, uint64(5), "a warm sliding series allocates")
+	// last-window .. last, plus the baseline before the window's start.
+	require.Len(t, s.pts, window+2)
+	for i, p := range s.pts {
+		want := last - window - 1 + int64(i)
+		require.Equal(t, Point{want, want * 10}, p)
+	}
+	assert.LessOrEqual(t, cap(s.arr), 2*len(s.pts))
+	// Out-of-order points still land in place in the reused array.
+	s.add(last+5, 2)
+	s.add(last+3, 3)
+	s.add(last-50, 4)
+	assert.Equal(t, []int64{last - 1, last, last + 3, last + 5}, ts(&s)[len(s.pts)-4:])
+	p, _ := s.at(last - 50)
+	assert.Equal(t, int64(4), p.V)
+}
+
+// TestSeriesTrimNearAndFar: the walk near the front and the search past it cut alike.
+func TestSeriesTrimNearAndFar(t *testing.T) {
+	for _, cut := range []int64{1, 2, 3, trimWalk - 1, trimWalk, trimWalk + 1, trimWalk + 2, 500, 998, 999, 1000, 5000} {
+		var s series
+		for i := int64(0); i < 1000; i++ {
+			s.add(i, i)
+		}
+		s.trim(cut)
+		want := min(cut, 1000) - 1 // the baseline: the last point before the cutoff
+		assert.Equal(t, want, s.pts[0].T, "cutoff %d", cut)
+		assert.Equal(t, int64(999), s.pts[len(s.pts)-1].T, "cutoff %d", cut)
+	}
 }

@@ -1,7 +1,8 @@
 package window
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"time"
 )
 
@@ -32,12 +33,6 @@ type Query struct {
 	DeviceIndex int       // the ordinal written in the message, -1 when absent
 }
 
-// Point is one sample of a series in a Snapshot.
-type Point struct {
-	T time.Time
-	V int64
-}
-
 // Process is a process alive on the GPU at the query time.
 type Process struct {
 	ProcessInfo
@@ -60,23 +55,38 @@ type Snapshot struct {
 	RemappedRows                              map[string]int64 // by remap type
 	RemapPending, RemapFailed                 bool
 	Xids                                      []Xid // on this GPU, window before to xidAfter after
+
+	// series is the array behind the failing process's Series, kept for SnapshotTo's reuse:
+	// Processes is rebuilt each time, so its elements cannot carry it from one call to the next.
+	series []Point
 }
 
 // Snapshot matches the query to a GPU and returns its state at q.At. It returns false when no
 // GPU of the host can be chosen by the rules.
 func (s *Store) Snapshot(q Query) (Snapshot, bool) {
+	var snap Snapshot
+	ok := s.SnapshotTo(&snap, q)
+	return snap, ok
+}
+
+// SnapshotTo is Snapshot written into dst, reusing the arrays of dst's slices and maps: a
+// caller that classifies OOM after OOM with one pooled Snapshot copies a full window without
+// allocating. Everything dst held before is overwritten, so what an earlier call returned in
+// it must no longer be in use. On false dst is left as it was.
+func (s *Store) SnapshotTo(dst *Snapshot, q Query) bool {
 	at := q.At.UnixNano()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.hosts[q.Host]
 	if h == nil {
-		return Snapshot{}, false
+		return false
 	}
 	g, by := s.match(h, q, at)
 	if g == nil {
-		return Snapshot{}, false
+		return false
 	}
-	return s.snapshot(h, g, by, at, q.PID), true
+	s.snapshot(dst, h, g, by, at, q.PID)
+	return true
 }
 
 // alive reports whether the GPU reported around at: a point inside the window before it and
@@ -86,29 +96,34 @@ func (s *Store) alive(g *gpu, at int64) bool {
 		return false
 	}
 	for i := range g.gauges {
-		if p := g.gauges[i].pts; len(p) > 0 && p[0].t <= at+int64(lookAhead) {
+		if p := g.gauges[i].pts; len(p) > 0 && p[0].T <= at+int64(lookAhead) {
 			return true
 		}
 	}
 	for _, p := range g.procs {
-		if len(p.s.pts) > 0 && p.s.pts[0].t <= at+int64(lookAhead) {
+		if len(p.s.pts) > 0 && p.s.pts[0].T <= at+int64(lookAhead) {
 			return true
 		}
 	}
 	return false
 }
 
+// maxStackGPUs sizes match's arrays on the stack: a node has up to 16 GPUs (a gateway's
+// hosts are told apart by host.name before this), more spill to the heap.
+const maxStackGPUs = 16
+
 func (s *Store) match(h *host, q Query, at int64) (*gpu, string) {
-	var live []*gpu
+	var liveBuf, holdersBuf [maxStackGPUs]*gpu
+	live := liveBuf[:0]
 	for _, g := range h.gpus {
 		if s.alive(g, at) {
 			live = append(live, g)
 		}
 	}
 	// Map iteration order is random; sort so that ties resolve the same way every time.
-	sort.Slice(live, func(i, j int) bool { return live[i].key.HWID < live[j].key.HWID })
+	slices.SortFunc(live, func(a, b *gpu) int { return cmp.Compare(a.key.HWID, b.key.HWID) })
 	if q.PID >= 0 {
-		var holders []*gpu
+		holders := holdersBuf[:0]
 		for _, g := range live {
 			if p := g.procs[q.PID]; p != nil && len(p.s.between(at-int64(s.cfg.Window), at+int64(lookAhead))) > 0 {
 				holders = append(holders, g)
@@ -148,36 +163,39 @@ func byIndex(gs []*gpu, idx int) *gpu {
 }
 
 // valueAt returns the latest point at or before at, else the first within lookAhead after.
-func valueAt(s *series, at int64) (point, bool) {
+func valueAt(s *series, at int64) (Point, bool) {
 	if p, ok := s.at(at); ok {
 		return p, true
 	}
-	if len(s.pts) > 0 && s.pts[0].t <= at+int64(lookAhead) {
+	if len(s.pts) > 0 && s.pts[0].T <= at+int64(lookAhead) {
 		return s.pts[0], true
 	}
-	return point{}, false
+	return Point{}, false
 }
 
-func (s *Store) snapshot(h *host, g *gpu, by string, at int64, pid int) Snapshot {
+func (s *Store) snapshot(snap *Snapshot, h *host, g *gpu, by string, at int64, pid int) {
 	from := at - int64(s.cfg.Window)
-	snap := Snapshot{HWID: g.key.HWID, Info: g.info, MatchedBy: by}
+	*snap = Snapshot{
+		HWID: g.key.HWID, Info: g.info, MatchedBy: by,
+		Usage:     appendPoints(snap.Usage[:0], g.gauges[Used].between(from, at)),
+		Processes: snap.Processes[:0], Xids: snap.Xids[:0], series: snap.series,
+		RetiredPages: labelled(snap.RetiredPages, g.labelled[0], at),
+		RemappedRows: labelled(snap.RemappedRows, g.labelled[1], at),
+	}
 	vals := [...]*int64{&snap.Used, &snap.Total, &snap.Free, &snap.Reserved, &snap.Unattributed}
 	for k, dst := range vals {
 		*dst = -1
 		if p, ok := valueAt(&g.gauges[k], at); ok {
-			*dst = p.v
+			*dst = p.V
 			if Kind(k) == Used {
-				snap.SampleAge = time.Duration(abs(at - p.t))
+				snap.SampleAge = time.Duration(abs(at - p.T))
 			}
 		}
 	}
-	snap.Usage = points(g.gauges[Used].between(from, at))
 	snap.RetiredPagesPending = flag(&g.gauges[RetiredPagesPending], at)
 	snap.RemapPending = flag(&g.gauges[RemapPending], at)
 	snap.RemapFailed = flag(&g.gauges[RemapFailed], at)
-	snap.RetiredPages = labelled(g.labelled[0], at)
-	snap.RemappedRows = labelled(g.labelled[1], at)
-	snap.Processes = s.processes(g, from, at, pid)
+	s.processes(snap, g, from, at, pid)
 	lo, hi := time.Unix(0, from), time.Unix(0, at).Add(xidAfter)
 	for _, x := range h.xids {
 		mine := x.HWID == g.key.HWID || (x.HWID == "" && x.BusID != "" && x.BusID == g.info.BusID)
@@ -185,78 +203,95 @@ func (s *Store) snapshot(h *host, g *gpu, by string, at int64, pid int) Snapshot
 			snap.Xids = append(snap.Xids, x)
 		}
 	}
-	return snap
+	if len(snap.Xids) == 0 {
+		snap.Xids = nil // as an unreused Snapshot has it: no Xids, not an empty list
+	}
 }
 
-// processes returns those in the collection nearest the query time, sorted by pid. Only the
-// failing process (pid) gets its series: the rules read no other process's history, and
-// copying every series of a full window cost more than the classification itself.
-func (s *Store) processes(g *gpu, from, at int64, pid int) []Process {
+// maxStackProcs sizes the candidates array processes keeps on the stack; a GPU with more
+// processes (MPS, many small workers) spills to the heap.
+const maxStackProcs = 64
+
+// processes fills snap.Processes with those in the collection nearest the query time, sorted
+// by pid. Only the failing process (pid) gets its series: the rules read no other process's
+// history, and copying every series of a full window cost more than the classification itself.
+func (s *Store) processes(snap *Snapshot, g *gpu, from, at int64, pid int) {
 	type cand struct {
 		p  *proc
-		pt point
+		pt Point
 	}
-	cands := make([]cand, 0, len(g.procs))
+	var buf [maxStackProcs]cand
+	cands := buf[:0]
 	// The reference is the newest collection at or before at, else the earliest after it.
 	before, after := int64(-1<<63), int64(1<<63-1)
 	for _, p := range g.procs {
 		pt, ok := valueAt(&p.s, at)
-		if !ok || pt.t < from {
+		if !ok || pt.T < from {
 			continue
 		}
 		cands = append(cands, cand{p, pt})
-		if pt.t <= at {
-			before = max(before, pt.t)
+		if pt.T <= at {
+			before = max(before, pt.T)
 		} else {
-			after = min(after, pt.t)
+			after = min(after, pt.T)
 		}
 	}
 	ref := before
 	if ref == -1<<63 {
 		ref = after
 	}
-	var out []Process
+	// Sorting the small candidates rather than the Processes moves no strings around.
+	slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(a.p.info.PID, b.p.info.PID) })
+	if cap(snap.Processes) < len(cands) {
+		snap.Processes = make([]Process, 0, len(cands))
+	}
 	for _, c := range cands {
-		if abs(c.pt.t-ref) > int64(presenceSlack) {
+		if abs(c.pt.T-ref) > int64(presenceSlack) {
 			continue
 		}
-		p := Process{ProcessInfo: c.p.info, Bytes: c.pt.v}
-		if pid >= 0 && int(c.p.info.PID) == pid {
-			p.Series = points(c.p.s.between(from, at))
+		p := Process{ProcessInfo: c.p.info, Bytes: c.pt.V}
+		if pid >= 0 && c.p.info.PID == pid {
+			snap.series = appendPoints(snap.series[:0], c.p.s.between(from, at))
+			p.Series = snap.series
 		}
-		out = append(out, p)
+		snap.Processes = append(snap.Processes, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
-	return out
+	if len(snap.Processes) == 0 {
+		snap.Processes = nil
+	}
 }
 
 func flag(s *series, at int64) bool {
 	p, ok := valueAt(s, at)
-	return ok && p.v != 0
+	return ok && p.V != 0
 }
 
-func labelled(m map[string]*series, at int64) map[string]int64 {
-	var out map[string]int64
+// labelled returns the value of each label at the time, in dst (cleared) when there is one, or
+// nil when no label has a value then: nil means "unknown", an empty map would not.
+func labelled(dst map[string]int64, m map[string]*series, at int64) map[string]int64 {
+	clear(dst)
+	out := dst
 	for label, s := range m {
 		if p, ok := valueAt(s, at); ok {
 			if out == nil {
 				out = make(map[string]int64, len(m))
 			}
-			out[label] = p.v
+			out[label] = p.V
 		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
 
-func points(ps []point) []Point {
+// appendPoints copies a view of a series out from under the store's lock into dst, which it
+// returns nil when there is nothing to copy.
+func appendPoints(dst, ps []Point) []Point {
 	if len(ps) == 0 {
 		return nil
 	}
-	out := make([]Point, len(ps))
-	for i, p := range ps {
-		out[i] = Point{T: time.Unix(0, p.t), V: p.v}
-	}
-	return out
+	return append(dst, ps...)
 }
 
 func abs(x int64) int64 {

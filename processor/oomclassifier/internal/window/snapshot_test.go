@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // twoGPUHost: GPU-a (index 0) runs pid 10, GPU-b (index 1) runs pid 20; pid 30 spans both.
@@ -82,4 +83,57 @@ func TestProcessesOfTheNearestCollectionOnly(t *testing.T) {
 	assert.Equal(t, 3*gib, snap.Processes[0].Bytes)
 	snap, _ = s.Snapshot(Query{At: t0.Add(500 * time.Millisecond), PID: -1, DeviceIndex: -1})
 	assert.Len(t, snap.Processes, 2, "both were alive at 0.5 s")
+}
+
+// TestSnapshotToReusesWithoutLeftovers runs queries of different shapes through one reused
+// Snapshot: each must equal a fresh Snapshot of the same query, with nothing of the previous
+// one (series, labels, Xids, processes) left behind.
+func TestSnapshotToReusesWithoutLeftovers(t *testing.T) {
+	s := New(testConfig())
+	for i := 0; i < 30; i++ {
+		s.Observe(GPUKey{Host: "h", HWID: "GPU-a"}, GPUInfo{BusID: "0000:3b:00.0", Index: 0},
+			append(scrape(sec(i), 10+int64(i), map[int]int64{10: 5, 11: 2, 12: 1}),
+				Sample{Kind: RetiredPages, T: sec(i), V: 3, Label: "double_bit_ecc"}))
+		s.Observe(GPUKey{Host: "h", HWID: "GPU-b"}, GPUInfo{Index: 1}, scrape(sec(i), 1, map[int]int64{20: 1}))
+	}
+	s.Observe(GPUKey{Host: "h", HWID: "GPU-c"}, GPUInfo{Index: 2}, []Sample{{Kind: Total, T: sec(29), V: 80 * gib}})
+	s.ObserveXid("h", Xid{T: t0.Add(time.Second), Code: 79, Fault: true, BusID: "0000:3b:00.0"})
+	at := t0.Add(20 * time.Second)
+	queries := []Query{
+		{Host: "h", At: at, PID: 11, DeviceIndex: -1},               // GPU-a: series, labels, Xid
+		{Host: "h", At: at, PID: 20, DeviceIndex: -1},               // GPU-b: shorter series, none of those
+		{Host: "h", At: at, PID: -1, DeviceIndex: 0},                // GPU-a without a series
+		{Host: "h", At: at, PID: -1, DeviceIndex: 2},                // GPU-c: no usage, no processes
+		{Host: "h", At: at, PID: 10, DeviceIndex: -1},               // GPU-a again, another series
+		{Host: "h", At: t0.Add(time.Hour), PID: 10, DeviceIndex: 0}, // no match
+	}
+	var reused Snapshot
+	for i, q := range queries {
+		want, wantOK := s.Snapshot(q)
+		got := reused
+		ok := s.SnapshotTo(&got, q)
+		require.Equal(t, wantOK, ok, "query %d", i)
+		if !ok {
+			continue
+		}
+		want.series, got.series = nil, nil // the kept array, not part of the answer
+		require.Equal(t, want, got, "query %d", i)
+		reused = got
+	}
+}
+
+// TestSnapshotToAllocatesNothingWhenWarm: with a warm Snapshot, a query of a GPU without
+// labels or Xids copies the full window into arrays it already has.
+func TestSnapshotToAllocatesNothingWhenWarm(t *testing.T) {
+	s := New(testConfig())
+	for i := 0; i < 900; i++ {
+		s.Observe(GPUKey{Host: "h", HWID: "GPU-a"}, GPUInfo{Index: 0}, scrape(sec(i), 10, map[int]int64{10: 5, 11: 2}))
+	}
+	q := Query{Host: "h", At: t0.Add(899 * time.Second), PID: 10, DeviceIndex: -1}
+	var snap Snapshot
+	require.True(t, s.SnapshotTo(&snap, q))
+	allocs := testing.AllocsPerRun(20, func() { s.SnapshotTo(&snap, q) })
+	assert.Zero(t, allocs)
+	assert.Len(t, snap.Usage, 900)
+	assert.Len(t, snap.Processes[0].Series, 900)
 }

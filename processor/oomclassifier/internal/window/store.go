@@ -7,6 +7,7 @@
 package window
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -117,11 +118,16 @@ type gpu struct {
 	gauges   [numGauges]series
 	labelled [2]map[string]*series // RetiredPages, RemappedRows
 	procs    map[int]*proc
+	// order holds the processes in the order of the last Observe's process samples. A
+	// collection lists them in the same order each time (NVML's), so the i-th process sample
+	// is found at order[i] without hashing its pid; the map is the fallback.
+	order []*proc
 }
 
 type proc struct {
 	info ProcessInfo
 	s    series
+	gone bool // deleted from gpu.procs: order may still hold it until the next Observe
 }
 
 // New returns an empty store.
@@ -144,8 +150,18 @@ func (s *Store) Observe(key GPUKey, info GPUInfo, samples []Sample) Overflow {
 	if info.Index >= 0 {
 		g.info.Index = info.Index
 	}
+	nproc := 0
 	for i := range samples {
-		g.add(&samples[i], s.cfg, &of)
+		if sm := &samples[i]; sm.Kind == ProcessBytes {
+			g.addProcess(sm, nproc, s.cfg, &of)
+			nproc++
+		} else {
+			g.add(sm, s.cfg, &of)
+		}
+	}
+	if nproc > 0 {
+		clear(g.order[nproc:]) // release the processes no longer listed
+		g.order = g.order[:nproc]
 	}
 	// A full trim walks every series and process; doing it once per 1/64 of the window keeps
 	// observation cheap while holding at most that sliver of extra history.
@@ -202,24 +218,41 @@ func (s *Store) evictOldestGPU(keep string) {
 	}
 }
 
+// addProcess adds the i-th process sample of an Observe call.
+func (g *gpu) addProcess(sm *Sample, i int, cfg Config, of *Overflow) {
+	var p *proc
+	if i < len(g.order) {
+		if q := g.order[i]; q.info.PID == sm.Process.PID && !q.gone {
+			p = q
+		}
+	}
+	if p == nil {
+		p = g.procs[sm.Process.PID]
+	}
+	if p == nil {
+		if cfg.MaxProcessesPerGPU > 0 && len(g.procs) >= cfg.MaxProcessesPerGPU {
+			g.evictOldestProcess()
+			of.ProcessesEvicted++
+		}
+		p = &proc{info: sm.Process}
+		g.procs[sm.Process.PID] = p
+	} else if sm.T >= p.s.newest() && p.info != sm.Process {
+		p.info = sm.Process // the newest description wins: names and containers can change
+	}
+	if i < len(g.order) {
+		g.order[i] = p
+	} else {
+		g.order = append(g.order, p)
+	}
+	g.addPoint(&p.s, sm.T, sm.V, cfg, of)
+}
+
+// add adds a sample of any kind but ProcessBytes (see addProcess).
 func (g *gpu) add(sm *Sample, cfg Config, of *Overflow) {
 	var dst *series
 	switch {
 	case sm.Kind < numGauges:
 		dst = &g.gauges[sm.Kind]
-	case sm.Kind == ProcessBytes:
-		p := g.procs[sm.Process.PID]
-		if p == nil {
-			if cfg.MaxProcessesPerGPU > 0 && len(g.procs) >= cfg.MaxProcessesPerGPU {
-				g.evictOldestProcess()
-				of.ProcessesEvicted++
-			}
-			p = &proc{info: sm.Process}
-			g.procs[sm.Process.PID] = p
-		} else if sm.T >= p.s.newest() && p.info != sm.Process {
-			p.info = sm.Process // the newest description wins: names and containers can change
-		}
-		dst = &p.s
 	case sm.Kind == RetiredPages || sm.Kind == RemappedRows:
 		i := int(sm.Kind - RetiredPages)
 		m := g.labelled[i]
@@ -240,15 +273,20 @@ func (g *gpu) add(sm *Sample, cfg Config, of *Overflow) {
 	default:
 		return // unknown kind: ignore rather than fail on a caller's mistake
 	}
-	dst.add(sm.T, sm.V)
+	g.addPoint(dst, sm.T, sm.V, cfg, of)
+}
+
+// addPoint adds a point to one of the GPU's series, within the per-series cap.
+func (g *gpu) addPoint(dst *series, t, v int64, cfg Config, of *Overflow) {
+	dst.add(t, v)
 	// The cap holds on every add; the window is applied in the periodic trim.
 	if cfg.MaxSamplesPerGPU > 0 && len(dst.pts) > cfg.MaxSamplesPerGPU {
 		over := len(dst.pts) - cfg.MaxSamplesPerGPU
 		dst.drop(over)
 		of.SamplesCapped += over
 	}
-	if sm.T > g.newest {
-		g.newest = sm.T
+	if t > g.newest {
+		g.newest = t
 	}
 }
 
@@ -259,7 +297,10 @@ func (g *gpu) evictOldestProcess() {
 			victim, oldest = pid, n
 		}
 	}
-	delete(g.procs, victim)
+	if p := g.procs[victim]; p != nil {
+		p.gone = true
+		delete(g.procs, victim)
+	}
 }
 
 // trim applies the window to every series of the GPU and forgets processes with no point
@@ -274,12 +315,17 @@ func (g *gpu) trim(cfg Config) {
 			ls.trim(cutoff)
 		}
 	}
+	forgot := false
 	for pid, p := range g.procs {
 		if p.s.newest() < cutoff {
+			p.gone, forgot = true, true
 			delete(g.procs, pid)
 			continue
 		}
 		p.s.trim(cutoff)
+	}
+	if forgot { // order must not keep their series alive while no collection lists processes
+		g.order = slices.DeleteFunc(g.order, func(p *proc) bool { return p.gone })
 	}
 }
 

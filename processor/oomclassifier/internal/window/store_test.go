@@ -1,6 +1,7 @@
 package window
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -173,4 +174,57 @@ func TestCovered(t *testing.T) {
 	assert.True(t, s.Covered("h", t0.Add(time.Second)))
 	assert.False(t, s.Covered("h", t0.Add(1500*time.Millisecond)))
 	assert.False(t, s.Covered("other", t0))
+}
+
+// TestProcessOrderCacheFollowsChanges: the i-th process sample is looked up at the i-th
+// place of the previous collection first; a reordered, new or forgotten process must still
+// land in its own series, and a process dropped from the window must not be written to
+// through the cache.
+func TestProcessOrderCacheFollowsChanges(t *testing.T) {
+	s := New(testConfig())
+	k := GPUKey{HWID: "GPU-a"}
+	procs := func(at int64, pids ...int) []Sample {
+		ss := []Sample{{Kind: Used, T: at, V: 1}}
+		for _, pid := range pids {
+			ss = append(ss, Sample{Kind: ProcessBytes, T: at, V: int64(pid), Process: ProcessInfo{PID: pid, Name: "p" + strconv.Itoa(pid)}})
+		}
+		return ss
+	}
+	bytesAt := func(at int64) map[int]int64 {
+		snap, ok := s.Snapshot(Query{At: time.Unix(0, at), PID: -1, DeviceIndex: -1})
+		require.True(t, ok)
+		out := map[int]int64{}
+		for _, p := range snap.Processes {
+			out[p.PID] = p.Bytes
+			assert.Equal(t, "p"+strconv.Itoa(p.PID), p.Name)
+		}
+		return out
+	}
+	s.Observe(k, GPUInfo{Index: -1}, procs(sec(0), 1, 2, 3))
+	s.Observe(k, GPUInfo{Index: -1}, procs(sec(1), 3, 1, 4)) // reordered, 2 gone, 4 new
+	assert.Equal(t, map[int]int64{1: 1, 3: 3, 4: 4}, bytesAt(sec(1)))
+	s.Observe(k, GPUInfo{Index: -1}, procs(sec(2), 3, 1, 4))
+	assert.Equal(t, map[int]int64{1: 1, 3: 3, 4: 4}, bytesAt(sec(2)))
+
+	// Every process leaves the window while the cache still lists them, then 3 and 1 come
+	// back in the same places.
+	late := sec(0) + int64(testConfig().Window) + int64(time.Minute)
+	s.Observe(k, GPUInfo{Index: -1}, []Sample{{Kind: Used, T: late, V: 1}})
+	require.Empty(t, s.hosts[""].gpus["GPU-a"].procs, "forgotten by the trim")
+	require.Empty(t, s.hosts[""].gpus["GPU-a"].order, "the cache keeps no forgotten process alive")
+	s.Observe(k, GPUInfo{Index: -1}, procs(late+int64(time.Second), 3, 1))
+	assert.Equal(t, map[int]int64{1: 1, 3: 3}, bytesAt(late+int64(time.Second)), "written to live entries, not the forgotten ones")
+
+	// With room for two, pid 9 evicts pid 1 (the oldest) while the cache still lists pid 1
+	// at the place of the next sample.
+	cfg := testConfig()
+	cfg.MaxProcessesPerGPU = 2
+	s = New(cfg)
+	s.Observe(k, GPUInfo{Index: -1}, []Sample{
+		{Kind: ProcessBytes, T: sec(1), V: 2, Process: ProcessInfo{PID: 2, Name: "p2"}},
+		{Kind: ProcessBytes, T: sec(0), V: 1, Process: ProcessInfo{PID: 1, Name: "p1"}},
+	})
+	of := s.Observe(k, GPUInfo{Index: -1}, procs(sec(2), 9, 1))
+	assert.Equal(t, 2, of.ProcessesEvicted)
+	assert.Equal(t, map[int]int64{1: 1, 9: 9}, bytesAt(sec(2)), "pid 1 comes back as a live entry")
 }
