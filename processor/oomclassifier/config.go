@@ -42,6 +42,7 @@ type ThresholdsConfig struct {
 	FragmentationMinBytes   int64            `mapstructure:"fragmentation_min_bytes"`
 	FragmentationMinFrac    float64          `mapstructure:"fragmentation_min_fraction"`
 	LeakMinDuration         time.Duration    `mapstructure:"leak_min_duration"`
+	LeakMinPoints           int              `mapstructure:"leak_min_points"`
 	LeakMinSlopeBytesPerSec float64          `mapstructure:"leak_min_slope_bytes_per_second"`
 	LeakMinGrowthFraction   float64          `mapstructure:"leak_min_growth_fraction"`
 	LeakMinR2               float64          `mapstructure:"leak_min_r2"`
@@ -90,6 +91,9 @@ func (t *ThresholdsConfig) Validate() error {
 	}
 	positive("max_sample_age", t.MaxSampleAge)
 	positive("leak_min_duration", t.LeakMinDuration)
+	if t.LeakMinPoints < 3 {
+		errs = append(errs, fmt.Errorf("'leak_min_points' must be >= 3 (a line through fewer says nothing), got %d", t.LeakMinPoints))
+	}
 	if t.XidBefore < 0 {
 		errs = append(errs, errors.New("'xid_before' must be >= 0"))
 	}

@@ -20,6 +20,7 @@ func defaultThresholds() ThresholdsConfig {
 		FragmentationMinBytes:   d.FragMinBytes,
 		FragmentationMinFrac:    d.FragMinFraction,
 		LeakMinDuration:         d.LeakMinDuration,
+		LeakMinPoints:           d.LeakMinPoints,
 		LeakMinSlopeBytesPerSec: d.LeakMinSlope,
 		LeakMinGrowthFraction:   d.LeakMinGrowthFraction,
 		LeakMinR2:               d.LeakMinR2,
@@ -41,6 +42,7 @@ func (t ThresholdsConfig) toClassify() classify.Thresholds {
 	d.WorkerMinCount, d.WorkerMaxBytes, d.WorkerMinFraction = t.WorkerMinCount, t.WorkerMaxBytes, t.WorkerMinFraction
 	d.FragMinBytes, d.FragMinFraction = t.FragmentationMinBytes, t.FragmentationMinFrac
 	d.LeakMinDuration, d.LeakMinSlope = t.LeakMinDuration, t.LeakMinSlopeBytesPerSec
+	d.LeakMinPoints = t.LeakMinPoints
 	d.LeakMinGrowthFraction, d.LeakMinR2 = t.LeakMinGrowthFraction, t.LeakMinR2
 	d.RetiredPageBytes, d.SpecShortfallFraction = t.RetiredPageBytes, t.SpecShortfallFraction
 	d.FullFraction, d.DenseFraction = t.FullFraction, t.DenseFraction

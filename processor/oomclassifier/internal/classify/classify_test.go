@@ -140,7 +140,7 @@ func TestClassifyCauses(t *testing.T) {
 			gpu:        gpuWith(0, proc(100, "python", "aaaa", 78*gib)),
 			cause:      CauseWorkloadTooLarge,
 			confidence: ConfidenceHigh,
-			evidence:   []string{"77.4 GiB reserved", "no ramp"},
+			evidence:   []string{"77.4 GiB reserved", "alone fills the GPU"},
 		},
 		{
 			name:       "workload_too_large: one request larger than the GPU, no GPU state",

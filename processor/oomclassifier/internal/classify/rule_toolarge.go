@@ -45,6 +45,7 @@ func ruleWorkloadTooLarge(f *facts) verdict {
 	if req > 0 && f.free >= 0 && req <= f.free {
 		return verdict{} // the request fit in what was free: something else failed it
 	}
-	ev := fmt.Sprintf("With no ramp before the OOM %s (%s of the %s GPU)", what, percent(footprint, f.total), humanBytes(f.total))
+	// No claim about a ramp here: a ramp too short for the leak rule can still precede this.
+	ev := fmt.Sprintf("The workload alone fills the GPU: %s (%s of the %s GPU)", what, percent(footprint, f.total), humanBytes(f.total))
 	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: fromAllocator && req > 0, fromMessage: fromAllocator && f.gpu == nil}
 }
