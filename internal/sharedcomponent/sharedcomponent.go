@@ -1,6 +1,7 @@
 // Package sharedcomponent lets one component instance serve several pipelines and signals, as
-// the collector's own (internal) sharedcomponent package does for the OTLP receiver: the
-// instance is created once per component ID, started once, and shut down once.
+// the collector's own (internal) sharedcomponent package does for the OTLP receiver. Map holds
+// a component created, started and shut down once per component ID (the gpu_mem receiver);
+// Refs holds plain shared state, reference-counted (the oom_classifier's metric window).
 package sharedcomponent // import "github.com/gpumem/otelcol-gpumem/internal/sharedcomponent"
 
 import (

@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
+	"github.com/gpumem/otelcol-gpumem/internal/sharedcomponent"
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/sharedcomponent"
 )
 
 // NewFactory returns the factory of the oom_classifier processor.
@@ -31,7 +31,7 @@ func (f *factory) processorFactory() processor.Factory {
 // factory holds the live instances, one per component id, shared by the metrics and logs
 // sides of that id. Each NewFactory has its own map, so tests do not see each other.
 type factory struct {
-	instances sharedcomponent.Map[component.ID, *instance]
+	instances sharedcomponent.Refs[component.ID, *instance]
 }
 
 func createDefaultConfig() component.Config {

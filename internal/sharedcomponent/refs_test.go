@@ -6,13 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
 func TestSharedUntilLastRelease(t *testing.T) {
-	var m Map[string, *int]
+	var m Refs[string, *int]
 	created, closed := 0, 0
 	create := func() (*int, error) { created++; v := created; return &v, nil }
 	closeFn := func(*int) { closed++ }
@@ -38,7 +35,7 @@ func TestSharedUntilLastRelease(t *testing.T) {
 }
 
 func TestCreateErrorStoresNothing(t *testing.T) {
-	var m Map[string, int]
+	var m Refs[string, int]
 	_, err := m.Acquire("x", func() (int, error) { return 0, errors.New("boom") }, nil)
 	assert.Error(t, err)
 	assert.Equal(t, 0, m.Len())

@@ -1,13 +1,12 @@
-// Package sharedcomponent keeps one instance of a component per key (its component.ID) for all
-// the pipelines it is placed in, the way the collector's own internal package does for the
-// memory limiter and the OTLP receiver: the processor's metrics side and logs side must share
-// one metric window.
 package sharedcomponent
 
 import "sync"
 
-// Map holds the live instances. The zero value is ready to use.
-type Map[K comparable, V any] struct {
+// Refs is for shared state that is not itself a component (the processor's metric window):
+// each side holds a reference, and the value is dropped when the last side lets go. Map is
+// for a component that must be started and shut down once (the receiver). The zero value is
+// ready to use.
+type Refs[K comparable, V any] struct {
 	mu sync.Mutex
 	m  map[K]*entry[V]
 }
@@ -31,7 +30,7 @@ func (r *Ref[V]) Release() { r.once.Do(r.release) }
 
 // Acquire returns the value for key, creating it with create when absent. close, if not nil,
 // runs once when the last holder releases it.
-func (m *Map[K, V]) Acquire(key K, create func() (V, error), close func(V)) (*Ref[V], error) {
+func (m *Refs[K, V]) Acquire(key K, create func() (V, error), close func(V)) (*Ref[V], error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.m == nil {
@@ -50,7 +49,7 @@ func (m *Map[K, V]) Acquire(key K, create func() (V, error), close func(V)) (*Re
 	return &Ref[V]{Value: e.value, release: func() { m.release(key, e) }}, nil
 }
 
-func (m *Map[K, V]) release(key K, e *entry[V]) {
+func (m *Refs[K, V]) release(key K, e *entry[V]) {
 	m.mu.Lock()
 	e.refs--
 	last := e.refs == 0
@@ -64,7 +63,7 @@ func (m *Map[K, V]) release(key K, e *entry[V]) {
 }
 
 // Len returns how many values are live.
-func (m *Map[K, V]) Len() int {
+func (m *Refs[K, V]) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.m)
