@@ -115,6 +115,9 @@ func (x *xidSource) shutdown() {
 	}
 	x.wg.Wait()
 	x.cancel = nil
+	if n := x.dropped.Load(); n > 0 {
+		x.logger.Warn("Xid events dropped because the queue was full", zap.Int64("dropped", n))
+	}
 }
 
 func (x *xidSource) enqueue(e xidEvent) {
@@ -123,7 +126,7 @@ func (x *xidSource) enqueue(e xidEvent) {
 	case x.queue <- e:
 	default:
 		if x.dropped.Add(1) == 1 {
-			x.logger.Warn("Xid event queue full: dropping events (counted in nvidia_gpu_xid_dropped)", zap.Int("capacity", xidQueueSize))
+			x.logger.Warn("Xid event queue full: dropping events; the total is logged at shutdown", zap.Int("capacity", xidQueueSize))
 		}
 	}
 }
