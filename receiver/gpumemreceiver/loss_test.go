@@ -16,10 +16,10 @@ import (
 // summed over devices, and that the scrape goes on for the rest.
 func TestScrapeLossCounts(t *testing.T) {
 	tests := []struct {
-		name   string
+		name    string
 		breakIt func(g *fakeGPU)
-		lost   int
-		call   string
+		lost    int
+		call    string
 	}{
 		{"memory", func(g *fakeGPU) { g.memV2, g.memV1 = nvml.ERROR_UNKNOWN, nvml.ERROR_UNKNOWN }, memoryMetricsLen, "read memory info v2"},
 		{"processes", func(g *fakeGPU) { g.processes = nvml.ERROR_UNKNOWN }, processMetricsLen, "list compute processes"},
