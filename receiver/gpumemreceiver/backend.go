@@ -1,10 +1,12 @@
 package gpumemreceiver
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -88,8 +90,14 @@ func simulatedBackend(cfg *Config) (backend, error) {
 	return b, nil
 }
 
+// touch creates path when it does not exist. Non-blocking, so a FIFO there (which the
+// receiver's own kernel log reader is about to open) never blocks Start: with no reader yet
+// open(2) fails with ENXIO instead of waiting, and the FIFO is left as it is.
 func touch(path string) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NONBLOCK, 0o600)
+	if errors.Is(err, syscall.ENXIO) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
