@@ -13,10 +13,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// maxHeldBatches bounds the batches one logs side holds. A full queue blocks the caller
-// (back-pressure) rather than dropping: the guarantee is that nothing is dropped.
-const maxHeldBatches = 1024
-
 // logsProcessor is the logs side of one pipeline. It recognises OOM and Xid records when a
 // batch arrives, and classifies the OOMs when the window covers their moment or decision_wait
 // has passed, whichever is first. Batches leave in arrival order: one arriving behind a held
@@ -36,13 +32,6 @@ type logsProcessor struct {
 	slots   chan struct{}
 
 	startOnce, stopOnce sync.Once
-}
-
-type heldBatch struct {
-	ctx      context.Context
-	ld       plog.Logs
-	ooms     []oomRecord
-	deadline time.Time
 }
 
 func newLogsProcessor(inst *instance, next consumer.Logs, release func()) *logsProcessor {
@@ -124,64 +113,6 @@ func (p *logsProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	default:
 	}
 	return nil
-}
-
-// mustHold reports whether an OOM of the batch lacks the metrics of its moment.
-func (p *logsProcessor) mustHold(ooms []oomRecord) bool {
-	for _, o := range ooms {
-		if !p.inst.store.Covered(o.host, o.at) {
-			return true
-		}
-	}
-	return false
-}
-
-// worker forwards held batches in order: the head when it is covered or due, or at once when
-// stopping; batches without OOMs as soon as they reach the head.
-func (p *logsProcessor) worker() {
-	defer close(p.doneCh)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	stopping := false
-	for {
-		p.mu.Lock()
-		if len(p.queue) == 0 && stopping {
-			p.running = false
-			p.mu.Unlock()
-			return
-		}
-		var head *heldBatch
-		if len(p.queue) > 0 {
-			head = p.queue[0]
-		}
-		p.mu.Unlock()
-
-		if head != nil && (stopping || !time.Now().Before(head.deadline) || !p.mustHold(head.ooms)) {
-			p.classify(head.ctx, head.ooms)
-			if err := p.next.ConsumeLogs(head.ctx, head.ld); err != nil {
-				p.inst.telemetry.ForwardErrors.Add(head.ctx, 1)
-				p.inst.logger.Warn("Next consumer refused a held log batch", zap.Error(err))
-			}
-			p.mu.Lock()
-			p.queue[0] = nil
-			p.queue = p.queue[1:]
-			p.mu.Unlock()
-			<-p.slots
-			continue
-		}
-		wait := time.Hour
-		if head != nil {
-			wait = time.Until(head.deadline)
-		}
-		timer.Reset(wait)
-		select {
-		case <-p.wakeCh:
-		case <-timer.C:
-		case <-p.stopCh:
-			stopping = true
-		}
-		timer.Stop() // since Go 1.23 a stopped timer delivers nothing stale after Reset
-	}
 }
 
 // scan recognises the batch's Xid and OOM records. Xids go into the window at once, so that a
