@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/gpumem/otelcol-gpumem/internal/sharedcomponent"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/metadata"
 )
 
@@ -46,7 +47,9 @@ func createDefaultConfig() component.Config {
 		MaxGPUs: 1024,
 		// 0: derived from the window (one point a second plus a quarter for jitter).
 		MaxSamplesPerGPU: 0,
-		Thresholds:       defaultThresholds(),
+		// The classifier's defaults, so that the YAML shows them; spec_totals entries given in
+		// YAML add to or override the built-in table (maps merge when decoded).
+		Thresholds: classify.DefaultThresholds(),
 	}
 }
 

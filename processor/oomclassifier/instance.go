@@ -42,7 +42,7 @@ func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder)
 			// whose newest events are the relevant ones.
 			MaxXidsPerHost: 1024,
 		}),
-		thresholds: cfg.Thresholds.toClassify(),
+		thresholds: cfg.Thresholds,
 		telemetry:  tb,
 		waiters:    make(map[chan struct{}]struct{}),
 		bufPool:    sync.Pool{New: func() any { return new([]window.Sample) }},
