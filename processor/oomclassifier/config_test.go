@@ -91,7 +91,7 @@ func TestSpecTotalsAddToBuiltIn(t *testing.T) {
 	require.NoError(t, confmap.NewFromStringMap(map[string]any{
 		"thresholds": map[string]any{"spec_totals": map[string]any{"My GPU": 1 << 30}},
 	}).Unmarshal(cfg))
-	th := newInstance(cfg, zap.NewNop(), nil).thresholds
+	th := newInstance(cfg, zap.NewNop(), nil, realClock{}).thresholds
 	assert.Equal(t, int64(1<<30), th.SpecTotals["My GPU"])
 	assert.Equal(t, classify.DefaultThresholds().SpecTotals["NVIDIA H200"], th.SpecTotals["NVIDIA H200"], "built-in entries kept")
 }

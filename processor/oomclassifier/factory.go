@@ -17,7 +17,7 @@ import (
 
 // NewFactory returns the factory of the oom_classifier processor.
 func NewFactory() processor.Factory {
-	return (&factory{}).processorFactory()
+	return (&factory{clock: realClock{}}).processorFactory()
 }
 
 func (f *factory) processorFactory() processor.Factory {
@@ -33,6 +33,7 @@ func (f *factory) processorFactory() processor.Factory {
 // sides of that id. Each NewFactory has its own map, so tests do not see each other.
 type factory struct {
 	instances sharedcomponent.Refs[component.ID, *instance]
+	clock     clock // time.Now and real timers; tests inject a fake
 }
 
 func createDefaultConfig() component.Config {
@@ -64,7 +65,7 @@ func (f *factory) acquire(set processor.Settings, cfg component.Config) (*shared
 		if err != nil {
 			return nil, fmt.Errorf("create %s telemetry: %w", set.ID, err)
 		}
-		return newInstance(c, set.Logger, tb), nil
+		return newInstance(c, set.Logger, tb, f.clock), nil
 	}, nil)
 }
 

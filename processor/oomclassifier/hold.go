@@ -36,8 +36,6 @@ func (p *logsProcessor) mustHold(ooms []oomRecord) bool {
 // stopping; batches without OOMs as soon as they reach the head.
 func (p *logsProcessor) worker() {
 	defer close(p.doneCh)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
 	stopping := false
 	for {
 		p.mu.Lock()
@@ -52,7 +50,7 @@ func (p *logsProcessor) worker() {
 		}
 		p.mu.Unlock()
 
-		if head != nil && (stopping || !time.Now().Before(head.deadline) || !p.mustHold(head.ooms)) {
+		if head != nil && (stopping || !p.clock.Now().Before(head.deadline) || !p.mustHold(head.ooms)) {
 			p.classify(head.ctx, head.ooms)
 			if err := p.next.ConsumeLogs(head.ctx, head.ld); err != nil {
 				p.inst.telemetry.ForwardErrors.Add(head.ctx, 1)
@@ -65,17 +63,20 @@ func (p *logsProcessor) worker() {
 			<-p.slots
 			continue
 		}
-		wait := time.Hour
+		var due <-chan time.Time // nil with nothing held: only a wake or stop ends the wait
+		var t timer
 		if head != nil {
-			wait = time.Until(head.deadline)
+			t = p.clock.NewTimer(head.deadline.Sub(p.clock.Now()))
+			due = t.C()
 		}
-		timer.Reset(wait)
 		select {
 		case <-p.wakeCh:
-		case <-timer.C:
+		case <-due:
 		case <-p.stopCh:
 			stopping = true
 		}
-		timer.Stop() // since Go 1.23 a stopped timer delivers nothing stale after Reset
+		if t != nil {
+			t.Stop()
+		}
 	}
 }

@@ -22,14 +22,16 @@ type instance struct {
 	store      *window.Store
 	thresholds classify.Thresholds
 	telemetry  *metadata.TelemetryBuilder
+	clock      clock
 
 	mu      sync.Mutex
 	waiters map[chan struct{}]struct{} // logs sides holding batches, woken by new metrics
 	bufPool sync.Pool                  // []window.Sample buffers for observation
 }
 
-func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder) *instance {
+func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder, clk clock) *instance {
 	return &instance{
+		clock:  clk,
 		cfg:    cfg,
 		logger: logger,
 		store: window.New(window.Config{

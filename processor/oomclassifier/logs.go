@@ -22,6 +22,7 @@ type logsProcessor struct {
 	next    consumer.Logs
 	release func()
 	wait    time.Duration
+	clock   clock
 
 	mu      sync.Mutex
 	queue   []*heldBatch // in arrival order; the head stays until forwarded
@@ -36,7 +37,7 @@ type logsProcessor struct {
 
 func newLogsProcessor(inst *instance, next consumer.Logs, release func()) *logsProcessor {
 	return &logsProcessor{
-		inst: inst, next: next, release: release, wait: inst.cfg.DecisionWait,
+		inst: inst, next: next, release: release, wait: inst.cfg.DecisionWait, clock: inst.clock,
 		wakeCh: make(chan struct{}, 1), stopCh: make(chan struct{}), doneCh: make(chan struct{}),
 		slots: make(chan struct{}, maxHeldBatches),
 	}
@@ -106,7 +107,7 @@ func (p *logsProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	}
 	// The caller's deadline must not cut the forwarding short, but its values (client
 	// metadata) travel on.
-	p.queue = append(p.queue, &heldBatch{ctx: context.WithoutCancel(ctx), ld: ld, ooms: ooms, deadline: time.Now().Add(p.wait)})
+	p.queue = append(p.queue, &heldBatch{ctx: context.WithoutCancel(ctx), ld: ld, ooms: ooms, deadline: p.clock.Now().Add(p.wait)})
 	p.mu.Unlock()
 	select {
 	case p.wakeCh <- struct{}{}:
