@@ -26,6 +26,9 @@ func classifyOOM(o oomRecord, store *window.Store, th classify.Thresholds) class
 		gpu = buf.gpuState()
 	}
 	res := classify.Classify(oom, gpu, th)
+	if o.timeNote != "" {
+		res.Evidence += " " + o.timeNote
+	}
 
 	attrs := o.rec.Attributes()
 	putStr(attrs, attrFramework, m.Framework)

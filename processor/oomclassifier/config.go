@@ -2,6 +2,7 @@ package oomclassifier // import "github.com/gpumem/otelcol-gpumem/processor/oomc
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
@@ -19,12 +20,19 @@ type Config struct {
 	// MaxSamplesPerGPU bounds the points kept per series of one GPU; 0 derives it from Window
 	// (one point a second plus a quarter for jitter and duplicates).
 	MaxSamplesPerGPU int `mapstructure:"max_samples_per_gpu"`
+	// MaxClockSkew is how far past the collector's clock a timestamp may be: metric points
+	// beyond are rejected (counted), OOM records beyond are placed at their observed time.
+	MaxClockSkew time.Duration `mapstructure:"max_clock_skew"`
 	// Thresholds tune the cause rules: the classifier's own struct, validated there.
 	Thresholds classify.Thresholds `mapstructure:"thresholds"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
+
+// maxClockSkew bounds max_clock_skew: a point an hour ahead is a wrong clock, and believing it
+// would hide an hour of real history behind it.
+const maxClockSkew = time.Hour
 
 // Validate checks the configuration; every error names its YAML key.
 func (cfg *Config) Validate() error {
@@ -40,6 +48,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxSamplesPerGPU < 0 {
 		errs = append(errs, errors.New("'max_samples_per_gpu' must be >= 0 (0 derives it from 'window')"))
+	}
+	if cfg.MaxClockSkew <= 0 || cfg.MaxClockSkew > maxClockSkew {
+		errs = append(errs, fmt.Errorf("'max_clock_skew' must be in (0, %s]", maxClockSkew))
 	}
 	return errors.Join(errs...)
 }

@@ -46,6 +46,10 @@ func createDefaultConfig() component.Config {
 		DecisionWait: 1500 * time.Millisecond,
 		// A gateway serving 128 eight-GPU nodes; at under 1 MiB each the cap bounds memory.
 		MaxGPUs: 1024,
+		// NTP keeps real clocks within milliseconds; minutes ahead is a broken clock. A few
+		// minutes of slack still accepts nodes set a little wrong (and their data then
+		// counts), while a point days ahead cannot rewrite the window.
+		MaxClockSkew: 5 * time.Minute,
 		// 0: derived from the window (one point a second plus a quarter for jitter).
 		MaxSamplesPerGPU: 0,
 		// The classifier's defaults, so that the YAML shows them; spec_totals entries given in

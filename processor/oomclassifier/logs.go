@@ -131,15 +131,18 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 			for k := 0; k < lrs.Len(); k++ {
 				rec := lrs.At(k)
 				if x, ok := receiverXid(rec, res); ok {
+					x.T, _ = p.inst.plausibleTime(rec, x.T)
 					p.inst.recordOverflow(ctx, p.inst.store.ObserveXid(str(res, resHostName), x))
 					continue
 				}
 				if x, ok := kernelXid(rec, res); ok {
 					xidLines++
+					x.T, _ = p.inst.plausibleTime(rec, x.T)
 					p.inst.recordOverflow(ctx, p.inst.store.ObserveXid(str(res, resHostName), x))
 					continue
 				}
 				if o, ok := findOOM(rec, res); ok {
+					o.at, o.timeNote = p.inst.plausibleTime(rec, o.at)
 					ooms = append(ooms, o)
 				}
 			}

@@ -57,18 +57,14 @@ func observeMetrics(md pmetric.Metrics, store *window.Store, buf []window.Sample
 		for j := 0; j < sms.Len(); j++ {
 			ms := sms.At(j).Metrics()
 			for k := 0; k < ms.Len(); k++ {
-				buf = appendSamples(buf, ms.At(k))
+				buf = appendSamples(buf, ms.At(k), &total)
 			}
 		}
 		if len(buf) == 0 {
 			continue
 		}
 		info.BusID = xid.NormalizeBusID(info.BusID)
-		of := store.Observe(key, info, buf)
-		total.GPUsEvicted += of.GPUsEvicted
-		total.SamplesCapped += of.SamplesCapped
-		total.ProcessesEvicted += of.ProcessesEvicted
-		total.LabelsRejected += of.LabelsRejected
+		total.Add(store.Observe(key, info, buf))
 	}
 	return buf, total
 }
@@ -95,7 +91,9 @@ func gpuResource(res pcommon.Map) (window.GPUKey, window.GPUInfo) {
 	return key, info
 }
 
-func appendSamples(buf []window.Sample, m pmetric.Metric) []window.Sample {
+// appendSamples adds the metric's points to buf; values that are no number (NaN, Inf, beyond
+// int64) are counted in of and left out.
+func appendSamples(buf []window.Sample, m pmetric.Metric, of *window.Overflow) []window.Sample {
 	kind, ok := metricKind(m.Name())
 	if !ok {
 		return buf
@@ -116,7 +114,12 @@ func appendSamples(buf []window.Sample, m pmetric.Metric) []window.Sample {
 		}
 		// Filled in place: a Sample is over 100 bytes, and building one to copy it in cost
 		// more than reading the point.
-		buf = append(buf, window.Sample{Kind: kind, T: int64(dp.Timestamp()), V: pointValue(dp)})
+		v, ok := pointValue(dp)
+		if !ok {
+			of.ValuesRejected++
+			continue
+		}
+		buf = append(buf, window.Sample{Kind: kind, T: int64(dp.Timestamp()), V: v})
 		s := &buf[len(buf)-1]
 		attrs := dp.Attributes()
 		switch kind {
@@ -154,13 +157,15 @@ func readProcess(attrs pcommon.Map, p *window.ProcessInfo) {
 	}
 }
 
-func pointValue(dp pmetric.NumberDataPoint) int64 {
+// pointValue is the point's value as an integer; false for NaN, ±Inf and doubles beyond int64.
+func pointValue(dp pmetric.NumberDataPoint) (int64, bool) {
 	if dp.ValueType() == pmetric.NumberDataPointValueTypeDouble {
-		f := dp.DoubleValue()
-		if math.IsNaN(f) || f > math.MaxInt64 || f < math.MinInt64 {
-			return 0
+		f := math.Round(dp.DoubleValue())
+		// 2^63 is the first double above MaxInt64; NaN fails both comparisons.
+		if !(f >= math.MinInt64 && f < math.MaxInt64) {
+			return 0, false
 		}
-		return int64(math.Round(f))
+		return int64(f), true
 	}
-	return dp.IntValue()
+	return dp.IntValue(), true
 }

@@ -70,6 +70,8 @@ type oomRecord struct {
 	host string
 	at   time.Time
 	pid  int
+	// timeNote says why at is not the record's own timestamp; added to the evidence.
+	timeNote string
 }
 
 // findOOM parses the record's texts.
