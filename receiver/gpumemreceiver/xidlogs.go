@@ -64,6 +64,13 @@ func fillXidRecord(lr plog.LogRecord, e *xidEvent, observed pcommon.Timestamp) {
 	attrs.PutInt("nvidia.gpu.xid", int64(e.code))
 	attrs.PutStr("nvidia.gpu.xid.description", entry.Description)
 	attrs.PutStr("nvidia.gpu.xid.origin", entry.Origin)
+	// NVIDIA's mnemonic and immediate action; absent where the catalog has none.
+	if entry.Mnemonic != "" {
+		attrs.PutStr("nvidia.gpu.xid.mnemonic", entry.Mnemonic)
+	}
+	if entry.Action != xid.ActionNone {
+		attrs.PutStr("nvidia.gpu.xid.action", entry.Action)
+	}
 	if e.busID != "" {
 		attrs.PutStr("nvidia.gpu.pci.bus_id", e.busID)
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpumem/otelcol-gpumem/internal/xid"
 )
 
 // xidWant is what one Xid log record must carry.
@@ -34,6 +36,8 @@ func checkXid(t *testing.T, r record, w xidWant) {
 	assert.Equal(t, w.code, r.Attrs["nvidia.gpu.xid"], "%v", r)
 	assert.Equal(t, w.description, r.Attrs["nvidia.gpu.xid.description"], "%v", r)
 	assert.Equal(t, w.origin, r.Attrs["nvidia.gpu.xid.origin"], "%v", r)
+	assert.Equal(t, xid.Lookup(int(w.code)).Mnemonic, r.Attrs["nvidia.gpu.xid.mnemonic"], "%v", r)
+	assert.Equal(t, xid.Lookup(int(w.code)).Action, r.Attrs["nvidia.gpu.xid.action"], "%v", r)
 	assert.Equal(t, w.source, r.Attrs["nvidia.gpu.xid.source"], "%v", r)
 	assert.Equal(t, w.busID, r.Attrs["nvidia.gpu.pci.bus_id"], "%v", r)
 	assert.Equal(t, w.busID, r.Resource["nvidia.gpu.pci.bus_id"], "%v", r)
@@ -261,6 +265,8 @@ func testXidKernelLines(t *testing.T, c *collector) {
 	assert.Equal(t, int64(94), x.Attrs["nvidia.gpu.xid"])
 	assert.Equal(t, "Contained memory error", x.Attrs["nvidia.gpu.xid.description"])
 	assert.Equal(t, "hardware", x.Attrs["nvidia.gpu.xid.origin"])
+	assert.Equal(t, "ROBUST_CHANNEL_CONTAINED_ERROR", x.Attrs["nvidia.gpu.xid.mnemonic"])
+	assert.Equal(t, "RESTART_APP", x.Attrs["nvidia.gpu.xid.action"])
 	assert.Equal(t, "00000000:2A:00.0", x.Attrs["nvidia.gpu.pci.bus_id"])
 	assert.Equal(t, int64(5301), x.Attrs["process.pid"])
 	assert.Equal(t, "python3", x.Attrs["process.executable.name"])
