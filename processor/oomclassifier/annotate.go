@@ -27,6 +27,8 @@ func kernelXid(rec plog.LogRecord, res pcommon.Map) (window.Xid, bool) {
 	putInt(attrs, attrXid, int64(ev.Code))
 	putStr(attrs, attrXidDescription, e.Description)
 	putStr(attrs, attrXidOrigin, e.Origin)
+	putStr(attrs, attrXidMnemonic, e.Mnemonic) // putStr skips the empty ones of codes without them
+	putStr(attrs, attrXidAction, e.Action)
 	putStr(attrs, attrPCIBusID, ev.BusID)
 	if ev.HasPID {
 		putInt(attrs, attrProcessPID, int64(ev.PID))

@@ -64,6 +64,13 @@ func fillXidRecord(lr plog.LogRecord, e *xidEvent, observed pcommon.Timestamp) {
 	attrs.PutInt(metadata.LogAttrXid, int64(e.code))
 	attrs.PutStr(metadata.LogAttrXidDescription, entry.Description)
 	attrs.PutStr(metadata.LogAttrXidOrigin, entry.Origin)
+	// NVIDIA's mnemonic and immediate action; absent where the catalog has none.
+	if entry.Mnemonic != "" {
+		attrs.PutStr(metadata.LogAttrXidMnemonic, entry.Mnemonic)
+	}
+	if entry.Action != xid.ActionNone {
+		attrs.PutStr(metadata.LogAttrXidAction, entry.Action)
+	}
 	if e.busID != "" {
 		attrs.PutStr(metadata.LogAttrPciBusID, e.busID)
 	}

@@ -71,6 +71,8 @@ const (
 	LogAttrXidDescription        = "nvidia.gpu.xid.description"
 	LogAttrXidOrigin             = "nvidia.gpu.xid.origin"
 	LogAttrXidSource             = "nvidia.gpu.xid.source"
+	LogAttrXidMnemonic           = "nvidia.gpu.xid.mnemonic"
+	LogAttrXidAction             = "nvidia.gpu.xid.action"
 	LogAttrPciBusID              = "nvidia.gpu.pci.bus_id"
 	LogAttrProcessPID            = AttrProcessPID
 	LogAttrProcessExecutableName = AttrProcessExecutableName
