@@ -47,24 +47,6 @@ func Parse(text string) (Result, bool) {
 	return absent, false
 }
 
-// mayBeOOM is the prefilter: every recognised template contains one of these
-// byte strings ("memory"/"Memory" through "mory", "MEMORY"; TF's "OOM";
-// cuBLAS/cuDNN "ALLOC…", MIOpen "AllocFailed"; XLA "Failed to allocate"; ggml
-// "allocate CUDA0"/"allocate ROCm0", which say none of the others).
-// strings.Index jumps between occurrences of the pattern's first byte with a
-// vectorised IndexByte, so every pattern here starts with a byte that is rare
-// in ordinary text ('e' or 'l' would make it scan byte by byte); the whole
-// check never allocates.
-func mayBeOOM(text string) bool {
-	return strings.Contains(text, "mory") ||
-		strings.Contains(text, "MORY") ||
-		strings.Contains(text, "OOM") ||
-		strings.Contains(text, "ALLOC") ||
-		strings.Contains(text, "AllocFailed") ||
-		strings.Contains(text, "Failed to allocate") ||
-		allocatesGPUBuffer(text)
-}
-
 // allocatesGPUBuffer reports "allocate CUDA…" or "allocate ROCm…", anchored
 // on the rare capitalised device word rather than on "allocate".
 func allocatesGPUBuffer(text string) bool {
