@@ -27,6 +27,7 @@ var recognisers = []recogniser{
 	parseLibraryStatus,
 	parseNCCL,
 	parseCUDAGeneric,
+	parseVocabulary,
 }
 
 // Parse reports whether text (a whole log body, possibly a multi-line

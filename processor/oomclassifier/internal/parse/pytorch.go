@@ -210,6 +210,7 @@ func assignProcesses(procs []Process, r *Result) {
 	}
 	if len(procs) == 1 {
 		r.PID, r.ProcessBytes = procs[0].PID, procs[0].Bytes
+		r.Derived |= DerivedProcess
 		return
 	}
 	failing := -1
@@ -229,6 +230,7 @@ func assignProcesses(procs []Process, r *Result) {
 		return
 	}
 	r.PID, r.ProcessBytes = procs[failing].PID, procs[failing].Bytes
+	r.Derived |= DerivedProcess
 	r.OtherProcesses = make([]Process, 0, len(procs)-1)
 	r.OtherProcesses = append(r.OtherProcesses, procs[:failing]...)
 	r.OtherProcesses = append(r.OtherProcesses, procs[failing+1:]...)

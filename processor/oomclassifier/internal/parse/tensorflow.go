@@ -60,12 +60,11 @@ func parseTFBFC(text string) (Result, bool) {
 		return absent, false
 	}
 	r := newResult(tfOrJAX(text))
+	// The request is num_bytes, printed by HumanReadableNumBytes (two
+	// decimals); "(rounded to N)" is RoundedBytes(num_bytes), the chunk size
+	// the allocator looked for, up to 255 bytes more than the request. The
+	// figure the message gives for the request is the human one.
 	r.RequestedBytes = v
-	if strings.HasPrefix(w[p:], " (rounded to ") {
-		if n, _, ok := intAt(w, p+len(" (rounded to ")); ok {
-			r.RequestedBytes = n
-		}
-	}
 	r.DeviceIndex = gpuOrdinal(name)
 	rest := text[i:]
 	if s := strings.Index(rest, "Stats:"); s >= 0 {
@@ -133,13 +132,37 @@ func parseTFTensor(text string) (Result, bool) {
 	if r.DeviceIndex = gpuOrdinal(device); r.DeviceIndex < 0 {
 		r.DeviceIndex = gpuOrdinal(alloc)
 	}
+	if r.DeviceIndex < 0 {
+		// TF1 names the device only in the node's attribute on the next line:
+		// _device="/job:localhost/replica:0/task:0/device:GPU:0" (or ".../gpu:0").
+		r.DeviceIndex = tfNodeDevice(text)
+	}
 	elems, shapeOK := tensorElements(line)
 	if j := strings.Index(line, " and type "); j >= 0 && shapeOK {
 		if size, ok := dtypeSize[firstField(line[j+len(" and type "):])]; ok && (elems == 0 || size <= (1<<62)/elems) {
 			r.RequestedBytes = elems * size
+			r.Derived |= DerivedRequested
 		}
 	}
 	return r, true
+}
+
+// tfNodeDevice reads the GPU ordinal of a node's _device attribute; -1 if none.
+func tfNodeDevice(text string) int {
+	i := strings.Index(text, "_device=")
+	if i < 0 {
+		return -1
+	}
+	attr := window(text, i)
+	if q := strings.IndexAny(attr[len("_device=")+1:], "\"]"); q >= 0 {
+		attr = attr[:len("_device=")+1+q]
+	}
+	for _, p := range [...]string{"device:GPU:", "/gpu:"} {
+		if j := strings.Index(attr, p); j >= 0 {
+			return deviceAfter(attr, j+len(p))
+		}
+	}
+	return -1
 }
 
 // tensorElements multiplies the dims of the first "[d,d,…]" in line.
