@@ -23,6 +23,7 @@ const (
 	FrameworkRMM         = "rmm"
 	FrameworkJulia       = "julia"
 	FrameworkSGLang      = "sglang"
+	FrameworkJava        = "java"
 )
 
 // Result is what one OOM message states. Every number is -1 when the message

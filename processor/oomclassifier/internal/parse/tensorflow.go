@@ -37,8 +37,10 @@ func gpuOrdinal(name string) int {
 //
 // followed, in a full dump, by "Stats:" with exact "Limit:" and "InUse:" and
 // "total_region_allocated_bytes_: <n>". The same words followed by
-// " with freed_by_count=" are a retry warning ("the caller indicates that
-// this is not a failure") and are not recognised.
+// " with freed_by_count=" are the retry warning ("the caller indicates that
+// this is not a failure"): the device allocation did fail and the caller
+// falls back (a slower algorithm, a smaller workspace), so it is recognised
+// too; it is often the only trace of memory pressure a job leaves.
 func parseTFBFC(text string) (Result, bool) {
 	const anchor = ") ran out of memory trying to allocate "
 	i := strings.Index(text, anchor)
@@ -55,8 +57,8 @@ func parseTFBFC(text string) (Result, bool) {
 		return absent, false
 	}
 	w := window(text, i+len(anchor))
-	v, p, ok := sizeAt(w, 0)
-	if !ok || strings.HasPrefix(w[p:], " with freed_by_count=") {
+	v, _, ok := sizeAt(w, 0)
+	if !ok {
 		return absent, false
 	}
 	r := newResult(tfOrJAX(text))

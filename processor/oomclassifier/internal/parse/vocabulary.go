@@ -40,20 +40,30 @@ var allocPhrases = [...]string{
 	"OutOfMemory", "Maximum pool size exceeded", "Failed to allocate memory for requested buffer",
 	"could not be allocated", "allocator error allocating", "enforce allocating <= available failed",
 	"Not enough memory. Please try to increase --mem-fraction-static",
+	"Ran out of memory in memory space", "Error allocating device buffer", "Out of [DEVICE] memory",
+	"Dst tensor is not initialized", "failed to allocate memory",
 }
+
+// lowerPhrases are allocation phrases matched in any letter case (issue
+// titles and chat pastes lower-case everything), with a lower-case GPU word.
+var lowerPhrases = [...]string{"oom when allocating", "_status_alloc_failed", "out of memory"}
 
 // gpuWords place the failure on an accelerator.
 var gpuWords = [...]string{
 	"CUDA", "cuda", "Cuda", "GPU", "gpu", "Gpu", "HIP", "hip", "NCCL", "nvinfer", "TensorRT", "TRT",
-	"cuMem", "CUresult", "rmm", "RMM", "bfc_arena", "mem-fraction-static", "device",
+	"cuMem", "CUresult", "rmm", "RMM", "bfc_arena", "BFCArena", "mem-fraction-static", "device", "DEVICE",
+	"defaultAllocator", "virtualMemoryBuffer", "TPU", "ResourceExhausted", "Dst tensor",
 }
+
+// lowerGPUWords are gpuWords matched on lower-cased text.
+var lowerGPUWords = [...]string{"cuda", "gpu", "cudnn", "cublas"}
 
 // negativeContexts turn allocation words into something that is not a GPU
 // allocation failure: host memory, the kernel's OOM killer, a JVM heap.
 var negativeContexts = [...]string{
 	"bytes on host", "pinned host memory", "from HOST memory", "CPU Memory", "DefaultCPUAllocator",
 	"_nchwc", "Killed process", "oom-kill", "oom_kill", "memory cgroup", "Java heap", "OOMKilled",
-	"pinned memory", "TPU", "hbm", "system memory",
+	"pinned memory", "system memory",
 	// Anchors a template above owns: when the template turned the text down
 	// (a host BFC allocator, a retry warning, a CPU tensor, a host ggml
 	// buffer), the generic words in it must not bring it back.
@@ -68,15 +78,33 @@ func isNegative(text string) bool {
 // parseVocabulary recognises an allocation-failure phrase in a GPU context
 // that no template above claimed, and reads what numbers it can.
 func parseVocabulary(text string) (Result, bool) {
-	if !containsAny(text, allocPhrases[:]...) || !containsAny(text, gpuWords[:]...) || isNegative(text) {
-		if !cuResultOOM(text) {
-			return absent, false
-		}
+	if isNegative(text) {
+		return absent, false
+	}
+	if !(containsAny(text, allocPhrases[:]...) && containsAny(text, gpuWords[:]...)) && !cuResultOOM(text) && !lowerCaseOOM(text) {
+		return absent, false
 	}
 	r := newResult(frameworkFromContext(text))
 	readLabelledSizes(text, &r)
 	r.DeviceIndex = deviceFromText(text)
 	return r, true
+}
+
+// lowerCaseOOM matches lowerPhrases and lowerGPUWords on the lower-cased text
+// (its first windowLen bytes).
+func lowerCaseOOM(text string) bool {
+	w := window(text, 0)
+	return containsAnyFold(w, lowerPhrases[:]) && containsAnyFold(w, lowerGPUWords[:])
+}
+
+// containsAnyFold is containsAny ignoring ASCII case, without allocating.
+func containsAnyFold(text string, words []string) bool {
+	for _, w := range words {
+		if containsFold(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // cuResultOOM reports torch_memory_saver's "CUresult error  result=2 ".
@@ -103,6 +131,10 @@ var contextFrameworks = [...]struct{ word, framework string }{
 	{"CUDA.jl", FrameworkJulia}, {".jl:", FrameworkJulia},
 	{"mem-fraction-static", FrameworkSGLang}, {"torch_memory_saver", FrameworkSGLang}, {"sglang", FrameworkSGLang},
 	{"cupy", FrameworkCuPy}, {"chainer", FrameworkCuPy},
+	{"torch_xla", FrameworkPyTorch}, {"XLA:TPU", FrameworkJAX}, {"XlaRuntimeError", FrameworkJAX},
+	{"nd4j", FrameworkJava}, {"CudaZeroHandler", FrameworkJava},
+	{"tensorflow", FrameworkTensorFlow}, {"Tensorflow", FrameworkTensorFlow}, {"ResourceExhaustedError", FrameworkTensorFlow},
+	{"Dst tensor is not initialized", FrameworkTensorFlow}, {"RESOURCE_EXHAUSTED", FrameworkJAX}, {"cudnn", FrameworkCuDNN}, {"cublas", FrameworkCuBLAS},
 }
 
 func frameworkFromContext(text string) string {
@@ -120,7 +152,8 @@ func frameworkFromContext(text string) string {
 // requestLabels precede the failed request's size, most specific first.
 var requestLabels = [...]string{
 	"out of memory to allocate ", "Cannot allocate ", "requested buffer of size ", "Requested size was ",
-	"Requested amount of memory (", "Requested amount of GPU memory (", "CUDA calloc ", "error allocating ",
+	"Requested amount of memory (", "Requested amount of GPU memory (", "CUDA calloc async ", "CUDA calloc ",
+	"error allocating ", "requested bytes: [", "Attempting to allocate ",
 }
 
 // readLabelledSizes reads the sizes that follow known labels, wherever they are.
@@ -131,7 +164,7 @@ func readLabelledSizes(text string, r *Result) {
 			break
 		}
 	}
-	for _, l := range [...]string{"available memory is only ", "available memory is "} {
+	for _, l := range [...]string{"available memory is only ", "available memory is ", "There are "} {
 		if v, ok := sizeAfter(text, l); ok {
 			r.FreeBytes = v
 			break
@@ -168,7 +201,7 @@ func sizeAfter(text, label string) (int64, bool) {
 		return 0, false
 	}
 	switch {
-	case e == len(w), w[e] == '-' && strings.HasPrefix(w[e:], "-byte"), w[e] == ' ', w[e] == '\\', w[e] == '\n', w[e] == ')':
+	case e == len(w), w[e] == '-' && strings.HasPrefix(w[e:], "-byte"), w[e] == ' ', w[e] == '\\', w[e] == '\n', w[e] == ')', w[e] == ']':
 		return v, true
 	}
 	return 0, false
@@ -177,7 +210,7 @@ func sizeAfter(text, label string) (int64, bool) {
 // deviceLabels precede a device ordinal as libraries write it.
 var deviceLabels = [...]string{
 	"on GPU ", "device:GPU:", "/gpu:", "/device:GPU:", "GPU=", "device ordinal ", "cuda:", "CUDA:",
-	"on device ", "GPU ", "current device: ",
+	"on device ", "GPU ", "current device: ", "deviceId: [",
 }
 
 // deviceFromText reads the first device ordinal found after a known label, or
