@@ -23,7 +23,12 @@ func parseLibraryStatus(text string) (Result, bool) {
 	}
 	for _, s := range statusCodes {
 		if strings.Contains(text, s.code) {
-			return newResult(s.framework), true
+			r := newResult(s.framework)
+			// CNTK: "CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ;".
+			if v, ok := sizeAfterInt(text, "GPU="); ok {
+				r.DeviceIndex = v
+			}
+			return r, true
 		}
 	}
 	return absent, false
@@ -46,7 +51,16 @@ func parseNCCL(text string) (Result, bool) {
 				w = w[:24]
 			}
 			if strings.Contains(w, "'out of memory'") {
-				return newResult(FrameworkNCCL), true
+				r := newResult(FrameworkNCCL)
+				r.DeviceIndex = ncclDevice(text)
+				// alloc.h's ncclCudaCalloc follows with "Failed to CUDA calloc[ async] <n> bytes".
+				for _, l := range [...]string{"CUDA calloc async ", "CUDA calloc "} {
+					if v, ok := sizeAfter(text, l); ok {
+						r.RequestedBytes = v
+						break
+					}
+				}
+				return r, true
 			}
 		}
 	}
@@ -80,8 +94,30 @@ func parseCUDAGeneric(text string) (Result, bool) {
 			found = strings.Contains(text, c.code)
 		}
 		if found {
-			return newResult(c.framework), true
+			if isNegative(text) { // "failed to alloc … bytes on host: CUDA_ERROR_OUT_OF_MEMORY"
+				return absent, false
+			}
+			r := newResult(c.framework)
+			// XLA's StreamExecutor init: "… for CUDA device ordinal 0: … cuDevicePrimaryCtxRetain:
+			// CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: <n>".
+			if v, ok := sizeAfter(text, "total memory reported: "); ok {
+				r.TotalBytes = v
+				r.DeviceIndex = deviceFromText(text)
+			}
+			return r, true
 		}
 	}
 	return absent, false
+}
+
+// sizeAfterInt reads a small integer (an ordinal) right after label.
+func sizeAfterInt(text, label string) (int, bool) {
+	i := strings.Index(text, label)
+	if i < 0 {
+		return 0, false
+	}
+	if d := deviceAfter(text, i+len(label)); d >= 0 {
+		return d, true
+	}
+	return 0, false
 }

@@ -52,14 +52,18 @@
 // memory for the cache blocks" and its startup free-memory check; TGI "Not
 // enough memory to handle … tokens".
 //
+// Also recognised: accelerator (TPU HBM/vmem) exhaustion reported by XLA, and
+// the words of vocabulary.go in any wrapper.
+//
+// Line-wrapped text (a terminal or a paste that broke the message) is read
+// with each line break and its indentation taken as one space.
+//
 // Not recognised, by decision: CUDNN_STATUS_NOT_ENOUGH_WORKSPACE (the
 // caller's workspace is too small for the chosen algorithm; nothing failed to
 // allocate); CUBLAS_STATUS_NOT_INITIALIZED (often OOM underneath, but the text
-// does not say so); the BFC "ran out of memory … with freed_by_count=" warning
-// ("the caller indicates that this is not a failure"); TF OOMs on a CPU device
+// does not say so); TF OOMs on a CPU device
 // or a host allocator (cpu, *_host_bfc); pinned host memory failures
-// (ggml_cuda_host_malloc, "CUDA_Host" buffers); TPU HBM/vmem exhaustion (not a
-// GPU); vLLM "larger than the maximum number of tokens that can be stored in
+// (ggml_cuda_host_malloc, "CUDA_Host" buffers); vLLM "larger than the maximum number of tokens that can be stored in
 // KV cache" (a configuration check, memory was allocated); Ollama "model
 // requires more system memory" (host memory); kernel OOM killer, CPU
 // allocator, Java heap, illegal memory access, launch failures, asserts.

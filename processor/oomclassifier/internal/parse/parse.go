@@ -19,6 +19,7 @@ var recognisers = []recogniser{
 	parseTFTensor,
 	parseXLA,
 	parseOutOfMemoryAllocating,
+	parseCuPyLegacy,
 	parseGGML,
 	parseVLLM,
 	parseTGI,
@@ -27,6 +28,7 @@ var recognisers = []recogniser{
 	parseLibraryStatus,
 	parseNCCL,
 	parseCUDAGeneric,
+	parseVocabulary,
 }
 
 // Parse reports whether text (a whole log body, possibly a multi-line
@@ -36,6 +38,54 @@ func Parse(text string) (Result, bool) {
 	if !mayBeOOM(text) {
 		return absent, false
 	}
+	// A terminal or a paste may break a message anywhere, even inside a
+	// label ("memory in \nuse", "Out \nof memory"): read the text with its
+	// line breaks taken as spaces first, then as written.
+	if len(text) <= maxUnwrap && strings.IndexByte(text, '\n') >= 0 {
+		if r, ok := recognise(unwrap(text)); ok {
+			return r, true
+		}
+	}
+	return recognise(text)
+}
+
+// maxUnwrap bounds the text Parse copies to unwrap: messages are a few KiB.
+const maxUnwrap = 64 << 10
+
+// unwrap replaces each line break, with the spaces and tabs around it, by one
+// space; a blank line (two breaks) stays a break, as it ends a paragraph.
+func unwrap(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c != '\n' && c != '\r' && c != ' ' && c != '\t' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j, breaks := i, 0
+		for j < len(text) && (text[j] == '\n' || text[j] == '\r' || text[j] == ' ' || text[j] == '\t') {
+			if text[j] == '\n' {
+				breaks++
+			}
+			j++
+		}
+		switch {
+		case breaks == 0:
+			b.WriteString(text[i:j])
+		case breaks == 1:
+			b.WriteByte(' ')
+		default:
+			b.WriteString("\n\n")
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// recognise runs the recognisers in order on text.
+func recognise(text string) (Result, bool) {
 	for _, rec := range recognisers {
 		if r, ok := rec(text); ok {
 			if r.Stack == "" {
@@ -45,24 +95,6 @@ func Parse(text string) (Result, bool) {
 		}
 	}
 	return absent, false
-}
-
-// mayBeOOM is the prefilter: every recognised template contains one of these
-// byte strings ("memory"/"Memory" through "mory", "MEMORY"; TF's "OOM";
-// cuBLAS/cuDNN "ALLOC…", MIOpen "AllocFailed"; XLA "Failed to allocate"; ggml
-// "allocate CUDA0"/"allocate ROCm0", which say none of the others).
-// strings.Index jumps between occurrences of the pattern's first byte with a
-// vectorised IndexByte, so every pattern here starts with a byte that is rare
-// in ordinary text ('e' or 'l' would make it scan byte by byte); the whole
-// check never allocates.
-func mayBeOOM(text string) bool {
-	return strings.Contains(text, "mory") ||
-		strings.Contains(text, "MORY") ||
-		strings.Contains(text, "OOM") ||
-		strings.Contains(text, "ALLOC") ||
-		strings.Contains(text, "AllocFailed") ||
-		strings.Contains(text, "Failed to allocate") ||
-		allocatesGPUBuffer(text)
 }
 
 // allocatesGPUBuffer reports "allocate CUDA…" or "allocate ROCm…", anchored

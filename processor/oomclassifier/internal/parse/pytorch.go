@@ -24,35 +24,74 @@ import "strings"
 const pyTried, pyOOM = "Tried to allocate ", "ut of memory. "
 
 func parsePyTorchCaching(text string) (Result, bool) {
-	i := -1
+	i, bare := -1, -1
 	for from := 0; ; {
 		j := indexFrom(text, pyTried, from)
 		if j < 0 {
-			return absent, false
+			break
 		}
 		if k := j - len(pyOOM); k >= 1 && text[k:j] == pyOOM && (text[k-1] == 'o' || text[k-1] == 'O') {
 			i = k
 			break
 		}
+		if bare < 0 {
+			bare = j
+		}
 		from = j + len(pyTried)
 	}
-	w := window(text, i+len(pyOOM)+len(pyTried))
+	var w string
+	switch {
+	case i >= 0:
+		w = window(text, i+len(pyOOM)+len(pyTried))
+	case bare >= 0:
+		// "Tried to allocate" without the "out of memory." before it: a paste
+		// that starts mid-message. Only the allocator's own sentence shape
+		// after the size makes it PyTorch's.
+		w = window(text, bare+len(pyTried))
+		i = bare
+	default:
+		return parsePyTorchLegacyTail(text)
+	}
 	r := newResult(FrameworkPyTorch)
 	if isHIP(text, i-1, w) {
 		r.Framework = FrameworkROCm
 	}
 	req, p, ok := sizeAt(w, 0)
 	if !ok {
-		return absent, false
+		if bare == i {
+			return absent, false
+		}
+		return parsePyTorchLegacyTail(text)
 	}
-	r.RequestedBytes = req
 	rest := w[p:]
 	switch {
 	case strings.HasPrefix(rest, " (GPU") || strings.HasPrefix(rest, " (NPU") || strings.HasPrefix(rest, " (MLU"):
 		parsePyTorchLegacy(rest[len(" (GPU"):], &r)
 	case strings.HasPrefix(rest, ". GPU") || strings.HasPrefix(rest, ". Device"):
 		parsePyTorch2(rest, &r)
+	case bare == i:
+		return absent, false
 	}
+	r.RequestedBytes = req
+	return r, true
+}
+
+// parsePyTorchLegacyTail recognises the parenthesis of the < 2.1 message on
+// its own, "(GPU <d>; <T> total capacity; <A> already allocated; …)": a
+// shipper that split the line, or a paste of only that part. The request
+// size is then unknown.
+func parsePyTorchLegacyTail(text string) (Result, bool) {
+	const tail = " total capacity; "
+	i := strings.Index(text, tail)
+	if i < 0 {
+		return absent, false
+	}
+	g := strings.LastIndex(text[max(0, i-48):i], "(GPU ")
+	if g < 0 || !strings.Contains(window(text, i), " already allocated; ") {
+		return absent, false
+	}
+	r := newResult(FrameworkPyTorch)
+	parsePyTorchLegacy(text[max(0, i-48)+g+len("(GPU"):], &r)
 	return r, true
 }
 
@@ -74,8 +113,17 @@ func parsePyTorchLegacy(s string, r *Result) {
 		r.FreeBytes = sizeLabel(s, " free)")
 	}
 	r.LimitBytes = sizeLabel(s, " allowed;")
-	if r.ReservedBytes = sizeLabel(s, " reserved in total by PyTorch"); r.ReservedBytes < 0 {
-		r.ReservedBytes = sizeLabel(s, " cached") // before 1.5 the total was called "cached"
+	// 1.4 to 2.0 print stats.reserved_bytes as "<R> reserved in total by
+	// PyTorch" (R toolkits built on libtorch spell it "Pytorch").
+	if r.ReservedBytes = sizeLabel(s, " reserved in total by Py"); r.ReservedBytes >= 0 {
+		return
+	}
+	// Up to 1.3 the last figure was "<C> cached", and C is not the
+	// allocator's total: c10/cuda/CUDACachingAllocator.cpp at v1.3.0 prints
+	// format_size(stats.amount_cached - stats.amount_allocated), the cached
+	// blocks not in use. Reserved (allocated + cached) is therefore A + C.
+	if c := sizeLabel(s, " cached"); c >= 0 && r.AllocatedBytes >= 0 && c <= 1<<62 && r.AllocatedBytes <= 1<<62 {
+		r.ReservedBytes = r.AllocatedBytes + c
 	}
 }
 
@@ -88,10 +136,14 @@ func parsePyTorch2(s string, r *Result) {
 			s = s[:j]
 		}
 	}
-	const hasTotal = " has a total capacity of "
+	// 2.1.0 to 2.1.2 misspelt it "capacty" (fixed in 2.2).
+	hasTotal := " has a total capacity of "
 	k := strings.Index(s, hasTotal)
 	if k < 0 {
-		return
+		hasTotal = " has a total capacty of "
+		if k = strings.Index(s, hasTotal); k < 0 {
+			return
+		}
 	}
 	if g := strings.Index(s[:k], "GPU"); g >= 0 {
 		r.DeviceIndex = deviceAfter(s, g+len("GPU"))
@@ -158,6 +210,7 @@ func assignProcesses(procs []Process, r *Result) {
 	}
 	if len(procs) == 1 {
 		r.PID, r.ProcessBytes = procs[0].PID, procs[0].Bytes
+		r.Derived |= DerivedProcess
 		return
 	}
 	failing := -1
@@ -177,6 +230,7 @@ func assignProcesses(procs []Process, r *Result) {
 		return
 	}
 	r.PID, r.ProcessBytes = procs[failing].PID, procs[failing].Bytes
+	r.Derived |= DerivedProcess
 	r.OtherProcesses = make([]Process, 0, len(procs)-1)
 	r.OtherProcesses = append(r.OtherProcesses, procs[:failing]...)
 	r.OtherProcesses = append(r.OtherProcesses, procs[failing+1:]...)

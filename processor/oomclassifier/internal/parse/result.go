@@ -3,19 +3,27 @@ package parse
 // Framework names, the values of Result.Framework and Result.Stack. They
 // become the gpu.oom.framework attribute, so they are part of the contract.
 const (
-	FrameworkPyTorch    = "pytorch"
-	FrameworkTensorFlow = "tensorflow"
-	FrameworkJAX        = "jax"
-	FrameworkCUDA       = "cuda"
-	FrameworkCuBLAS     = "cublas"
-	FrameworkCuDNN      = "cudnn"
-	FrameworkNCCL       = "nccl"
-	FrameworkCuPy       = "cupy"
-	FrameworkROCm       = "rocm"
-	FrameworkVLLM       = "vllm"
-	FrameworkTGI        = "tgi"
-	FrameworkLlamaCpp   = "llamacpp"
-	FrameworkOllama     = "ollama"
+	FrameworkPyTorch     = "pytorch"
+	FrameworkTensorFlow  = "tensorflow"
+	FrameworkJAX         = "jax"
+	FrameworkCUDA        = "cuda"
+	FrameworkCuBLAS      = "cublas"
+	FrameworkCuDNN       = "cudnn"
+	FrameworkNCCL        = "nccl"
+	FrameworkCuPy        = "cupy"
+	FrameworkROCm        = "rocm"
+	FrameworkVLLM        = "vllm"
+	FrameworkTGI         = "tgi"
+	FrameworkLlamaCpp    = "llamacpp"
+	FrameworkOllama      = "ollama"
+	FrameworkPaddle      = "paddle"
+	FrameworkTensorRT    = "tensorrt"
+	FrameworkONNXRuntime = "onnxruntime"
+	FrameworkMXNet       = "mxnet"
+	FrameworkRMM         = "rmm"
+	FrameworkJulia       = "julia"
+	FrameworkSGLang      = "sglang"
+	FrameworkJava        = "java"
 )
 
 // Result is what one OOM message states. Every number is -1 when the message
@@ -40,12 +48,26 @@ type Result struct {
 	DeviceIndex int // device ordinal as written in the message
 	PID         int // the failing process, where the message states it
 
+	// Derived marks the values computed from what the message says rather than
+	// stated in it (DerivedRequested, DerivedProcess).
+	Derived uint8
+
 	// OtherProcesses are processes on the device known not to be the failing one.
 	OtherProcesses []Process
 	// CandidateProcesses are listed processes of which one, not identifiable
 	// from the text, is the failing one (see the package doc).
 	CandidateProcesses []Process
 }
+
+// Derived flags.
+const (
+	// DerivedRequested: RequestedBytes is a TensorFlow tensor's element count
+	// times its dtype size, not a size the message printed.
+	DerivedRequested uint8 = 1 << iota
+	// DerivedProcess: PID and ProcessBytes are the listed process that must be
+	// the failing one (see the package doc), not "this process has".
+	DerivedProcess
+)
 
 // Process is one "Process P has M memory in use" entry.
 type Process struct {

@@ -37,8 +37,10 @@ func gpuOrdinal(name string) int {
 //
 // followed, in a full dump, by "Stats:" with exact "Limit:" and "InUse:" and
 // "total_region_allocated_bytes_: <n>". The same words followed by
-// " with freed_by_count=" are a retry warning ("the caller indicates that
-// this is not a failure") and are not recognised.
+// " with freed_by_count=" are the retry warning ("the caller indicates that
+// this is not a failure"): the device allocation did fail and the caller
+// falls back (a slower algorithm, a smaller workspace), so it is recognised
+// too; it is often the only trace of memory pressure a job leaves.
 func parseTFBFC(text string) (Result, bool) {
 	const anchor = ") ran out of memory trying to allocate "
 	i := strings.Index(text, anchor)
@@ -55,17 +57,16 @@ func parseTFBFC(text string) (Result, bool) {
 		return absent, false
 	}
 	w := window(text, i+len(anchor))
-	v, p, ok := sizeAt(w, 0)
-	if !ok || strings.HasPrefix(w[p:], " with freed_by_count=") {
+	v, _, ok := sizeAt(w, 0)
+	if !ok {
 		return absent, false
 	}
 	r := newResult(tfOrJAX(text))
+	// The request is num_bytes, printed by HumanReadableNumBytes (two
+	// decimals); "(rounded to N)" is RoundedBytes(num_bytes), the chunk size
+	// the allocator looked for, up to 255 bytes more than the request. The
+	// figure the message gives for the request is the human one.
 	r.RequestedBytes = v
-	if strings.HasPrefix(w[p:], " (rounded to ") {
-		if n, _, ok := intAt(w, p+len(" (rounded to ")); ok {
-			r.RequestedBytes = n
-		}
-	}
 	r.DeviceIndex = gpuOrdinal(name)
 	rest := text[i:]
 	if s := strings.Index(rest, "Stats:"); s >= 0 {
@@ -133,13 +134,37 @@ func parseTFTensor(text string) (Result, bool) {
 	if r.DeviceIndex = gpuOrdinal(device); r.DeviceIndex < 0 {
 		r.DeviceIndex = gpuOrdinal(alloc)
 	}
+	if r.DeviceIndex < 0 {
+		// TF1 names the device only in the node's attribute on the next line:
+		// _device="/job:localhost/replica:0/task:0/device:GPU:0" (or ".../gpu:0").
+		r.DeviceIndex = tfNodeDevice(text)
+	}
 	elems, shapeOK := tensorElements(line)
 	if j := strings.Index(line, " and type "); j >= 0 && shapeOK {
 		if size, ok := dtypeSize[firstField(line[j+len(" and type "):])]; ok && (elems == 0 || size <= (1<<62)/elems) {
 			r.RequestedBytes = elems * size
+			r.Derived |= DerivedRequested
 		}
 	}
 	return r, true
+}
+
+// tfNodeDevice reads the GPU ordinal of a node's _device attribute; -1 if none.
+func tfNodeDevice(text string) int {
+	i := strings.Index(text, "_device=")
+	if i < 0 {
+		return -1
+	}
+	attr := window(text, i)
+	if q := strings.IndexAny(attr[len("_device=")+1:], "\"]"); q >= 0 {
+		attr = attr[:len("_device=")+1+q]
+	}
+	for _, p := range [...]string{"device:GPU:", "/gpu:"} {
+		if j := strings.Index(attr, p); j >= 0 {
+			return deviceAfter(attr, j+len(p))
+		}
+	}
+	return -1
 }
 
 // tensorElements multiplies the dims of the first "[d,d,…]" in line.

@@ -45,6 +45,28 @@ func parseXLA(text string) (Result, bool) {
 	return absent, false
 }
 
+// parseCuPyLegacy reads CuPy <= 6's "out of memory to allocate <n> bytes
+// (total <t> bytes)" (cupy/cuda/memory.pyx: OutOfMemoryError(size, total)
+// with total = size + pool.total_bytes()), so the pool held t - n: reserved.
+func parseCuPyLegacy(text string) (Result, bool) {
+	const anchor, mid = "out of memory to allocate ", " bytes (total "
+	i := strings.Index(text, anchor)
+	if i < 0 {
+		return absent, false
+	}
+	w := window(text, i+len(anchor))
+	n, e, ok := intAt(w, 0)
+	if !ok || !strings.HasPrefix(w[e:], mid) {
+		return absent, false
+	}
+	r := newResult(FrameworkCuPy)
+	r.RequestedBytes = n
+	if t, e2, ok := intAt(w, e+len(mid)); ok && strings.HasPrefix(w[e2:], " bytes)") && t >= n {
+		r.ReservedBytes = t - n
+	}
+	return r, true
+}
+
 // parseOutOfMemoryAllocating reads "Out of memory allocating <n> bytes",
 // which two libraries print:
 //
@@ -72,12 +94,15 @@ func parseOutOfMemoryAllocating(text string) (Result, bool) {
 		r := newResult(FrameworkCuPy)
 		r.RequestedBytes = n
 		if strings.HasPrefix(w[p:], soFar) {
-			if v, e, ok := groupedIntAt(w, p+len(soFar)); ok {
-				r.ReservedBytes = v
-				if strings.HasPrefix(w[e:], " bytes"+limit) {
-					if l, _, ok := groupedIntAt(w, e+len(" bytes"+limit)); ok {
-						r.LimitBytes = l
-					}
+			// cupy/cuda/memory.pyx: with a pool limit, _try_malloc raises
+			// OutOfMemoryError(size, total - size, limit) where total =
+			// _total_bytes + size: "allocated so far" is what the pool holds
+			// (reserved). Without a limit the second argument has been
+			// size + total_bytes() in some releases and the pool's bytes in
+			// others, so the figure's meaning is unknown and it is not read.
+			if v, e, ok := groupedIntAt(w, p+len(soFar)); ok && strings.HasPrefix(w[e:], " bytes"+limit) {
+				if l, _, ok := groupedIntAt(w, e+len(" bytes"+limit)); ok {
+					r.ReservedBytes, r.LimitBytes = v, l
 				}
 			}
 		}
