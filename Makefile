@@ -7,7 +7,7 @@ export CGO_ENABLED := 1
 # go-nvml's cgo preamble uses NVML calls the header marks deprecated: not ours to fix.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: all build generate check-generated demo test unit e2e bench fuzz lint gpu-smoke clean
+.PHONY: all build generate check-generated demo test unit rules e2e bench fuzz lint gpu-smoke clean
 
 all: build
 
@@ -29,12 +29,18 @@ check-generated: generate
 demo: build
 	$(BIN) --config testdata/demo/config.yaml
 
-test: lint check-generated unit e2e
+test: lint check-generated unit rules e2e
 
 # Unit tests under the race detector (one run covers both).
 unit:
 	$(GO) test -race -count=1 ./...
 
+# The shipped Prometheus alert rules: syntax, then promtool's unit tests of each firing and not.
+rules:
+	promtool check rules deploy/prometheus/alerts.yaml
+	promtool test rules deploy/prometheus/alerts_test.yaml
+
+# deploy/ includes TestPrometheus: a real Prometheus (Debian's package) scraping the binary.
 e2e: build
 	OTELCOL_GPUMEM_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -tags e2e -timeout 15m ./test/e2e/... ./deploy/...
 
