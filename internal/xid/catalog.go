@@ -1,57 +1,66 @@
 package xid
 
-// catalog lists the Xids this package knows.
+// The catalog (catalog_table.go) lists every code of NVIDIA's Xid catalog:
 //
-// Source: NVIDIA, "Xid Errors" and its Xid catalog ("Analyzing Xid Errors
-// with the Xid Catalog"), NVIDIA GPU deployment and management
-// documentation, https://docs.nvidia.com/deploy/xid-errors/ . Descriptions
-// follow the catalog's wording; Origin is the first of the catalog's
-// possible causes that the text names as the usual one.
+//	NVIDIA, "Analyzing Xid Errors with the Xid Catalog", NVIDIA GPU deployment and
+//	management documentation,
+//	https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html
+//	(the catalog for Ampere and newer GPUs, codes 1-172; read 2026-12-01).
 //
-// Fault is our judgement, not NVIDIA's: it is true when the Xid shows the
-// application's context or the GPU was faulted, so that an allocation failure
-// close to it should be blamed on the fault (cause gpu_fault), and false for
-// informational or bookkeeping Xids (45 cleanup after an abort, 61 firmware
-// breakpoint, 92 single-bit ECC rate, 121 corrected link error, 154 recovery
-// action, which restates the action for another Xid that is itself reported)
-// and for engines that do not hold the failing allocation (68 video decoder).
-// 63 (row remap or page retirement recorded) counts as a fault because it
-// follows an uncorrectable memory error that also cost capacity until reset.
-var catalog = [...]Entry{
-	{8, "GPU stopped processing", OriginApplication, SeverityError, true},
-	{13, "Graphics Engine Exception", OriginApplication, SeverityError, true},
-	{31, "GPU memory page fault", OriginApplication, SeverityError, true},
-	{32, "Invalid or corrupted push buffer stream", OriginHardware, SeverityError, true},
-	{38, "Driver firmware error", OriginDriver, SeverityError, true},
-	{43, "GPU stopped processing", OriginApplication, SeverityError, true},
-	{45, "Preemptive cleanup, due to previous errors", OriginDriver, SeverityWarn, false},
-	{46, "GPU stopped processing", OriginDriver, SeverityError, true},
-	{48, "Double Bit ECC Error", OriginHardware, SeverityError, true},
-	{57, "Error programming video memory interface", OriginHardware, SeverityError, true},
-	{58, "Unstable video memory interface detected", OriginHardware, SeverityError, true},
-	{61, "Internal micro-controller breakpoint/warning", OriginDriver, SeverityWarn, false},
-	{62, "Internal micro-controller halt", OriginHardware, SeverityError, true},
-	{63, "ECC page retirement or row remapping recording event", OriginHardware, SeverityError, true},
-	{64, "ECC page retirement or row remapper recording failure", OriginHardware, SeverityError, true},
-	{68, "NVDEC0 Exception (video processor exception)", OriginHardware, SeverityError, false},
-	{69, "Graphics Engine class error", OriginApplication, SeverityError, true},
-	{74, "NVLink Error", OriginHardware, SeverityError, true},
-	{79, "GPU has fallen off the bus", OriginHardware, SeverityError, true},
-	{92, "High single-bit ECC error rate", OriginHardware, SeverityWarn, false},
-	{94, "Contained ECC error", OriginHardware, SeverityError, true},
-	{95, "Uncontained ECC error", OriginHardware, SeverityError, true},
-	{109, "Context Switch Timeout Error", OriginApplication, SeverityError, true},
-	{119, "GSP RPC Timeout", OriginDriver, SeverityError, true},
-	{120, "GSP Error", OriginDriver, SeverityError, true},
-	{121, "C2C Link corrected error", OriginHardware, SeverityWarn, false},
-	{140, "Unrecovered ECC Error", OriginHardware, SeverityError, true},
-	{143, "GPU Initialization Failure", OriginHardware, SeverityError, true},
-	{144, "NVLink: SAW Error", OriginHardware, SeverityError, true},
-	{145, "NVLink: RLW Error", OriginHardware, SeverityError, true},
-	{146, "NVLink: TLW Error", OriginHardware, SeverityError, true},
-	{147, "NVLink: TREX Error", OriginHardware, SeverityError, true},
-	{148, "NVLink: NVLPW_CTRL Error", OriginHardware, SeverityError, true},
-	{149, "NVLink: NETIR Error", OriginHardware, SeverityError, true},
-	{150, "NVLink: MSE Error", OriginHardware, SeverityError, true},
-	{154, "GPU Recovery Action Changed", OriginDriver, SeverityWarn, false},
+// Mnemonic, Description and Action are that table's Mnemonic, Description and
+// "Resolution Bucket (Immediate Action)" columns, verbatim, including its
+// "Unused" rows (codes the catalog says no current data-center GPU reports,
+// all with action CONTACT_SUPPORT). Codes 162-172 have no immediate action in
+// the catalog: their Action is ActionNone. Mnemonics and actions were checked
+// against NVIDIA's own NVSentinel mapping, file
+// distros/kubernetes/nvsentinel/charts/gpu-health-monitor/xiderrorsmapping.csv
+// of github.com/NVIDIA/NVSentinel at commit
+// 6f8b0fcfa8e502bdda78fabf96facef729a9285b; where the two differ the
+// documentation wins, and the differences are listed at the rows concerned.
+//
+// Origin, Severity and Fault are our judgement, not NVIDIA's.
+//
+// Origin is where the cause usually lies by the catalog's description and
+// trigger text: application for faults the catalog attributes to the user's
+// program, driver for driver, firmware and software-defined events, hardware
+// for memory, links, engines and boards; unknown for Unused rows and events no
+// component owns (test messages, DLA on parts that have none). The codes that
+// predate this catalog keep the origin they had under NVIDIA's older table of
+// possible causes (https://docs.nvidia.com/deploy/xid-errors/archive/index.html).
+//
+// Fault is true when the Xid shows the application's context or the GPU was
+// faulted, so that an allocation failure close to it should be blamed on the
+// fault (cause gpu_fault). For the codes new in this catalog it follows the
+// immediate action: true for RESTART_APP, RESET_GPU, RESTART_BM, RESTART_VM and
+// the ECC and NVLink workflows, false otherwise, and false for the video,
+// JPEG and optical-flow engines (NVDEC, NVJPG, OFA, SEC2), which do not hold
+// the failing allocation. Severity is ERROR for faults and for every action
+// other than IGNORE and XID_154. Seven older codes keep earlier judgements
+// that differ from that rule (catalog_test.go lists them): 38 and 43 count as
+// faults although NVIDIA says IGNORE, because the channel is torn down; 63
+// (row remap or page retirement recorded) counts as a fault because it follows
+// an uncorrectable memory error that also cost capacity until reset; 57 and
+// 58 (frame-buffer link and memory errors on older GPUs) count as faults; 45
+// (cleanup after an abort, restating another Xid) and 61 (firmware
+// breakpoint) are logged at WARN. Codes without an action (162-172) are never
+// faults; uncorrectable or fatal ones among them are logged at ERROR.
+
+// The short names keep the table in catalog_table.go one row per line.
+const (
+	oApp = OriginApplication
+	oDrv = OriginDriver
+	oHW  = OriginHardware
+	oUnk = OriginUnknown
+
+	sErr  = SeverityError
+	sWarn = SeverityWarn
+)
+
+// unusedDescription is the catalog's description of codes no current GPU reports.
+const unusedDescription = "Unused"
+
+// unused is a row the catalog marks Unused: description "Unused", action
+// CONTACT_SUPPORT, as the catalog publishes them; never a fault.
+func unused(code int, mnemonic string) Entry {
+	return Entry{code, mnemonic, unusedDescription, ActionContactSupport, oUnk, sErr, false}
 }

@@ -22,6 +22,8 @@ const (
 	attrXid            = "nvidia.gpu.xid"
 	attrXidDescription = "nvidia.gpu.xid.description"
 	attrXidOrigin      = "nvidia.gpu.xid.origin"
+	attrXidMnemonic    = "nvidia.gpu.xid.mnemonic"
+	attrXidAction      = "nvidia.gpu.xid.action"
 	attrPCIBusID       = "nvidia.gpu.pci.bus_id"
 	attrProcessPID     = "process.pid"
 	attrProcessName    = "process.executable.name"
@@ -35,7 +37,7 @@ var writtenAttributes = []string{
 	attrFramework, attrRequestedBytes, attrTotalBytes, attrFreeBytes, attrAllocatedBytes,
 	attrReservedBytes, attrProcessBytes, attrDeviceIndex, attrOtherProcesses, attrCause,
 	attrContributing, attrConfidence, attrEvidence, attrRecommendation, attrHWID,
-	attrXid, attrXidDescription, attrXidOrigin, attrPCIBusID, attrProcessPID, attrProcessName,
+	attrXid, attrXidDescription, attrXidOrigin, attrXidMnemonic, attrXidAction, attrPCIBusID, attrProcessPID, attrProcessName,
 }
 
 // Names read from metrics and records (DESIGN.md §2); the processor depends on these alone.

@@ -11,7 +11,9 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.uber.org/zap"
 
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/metadata"
 )
 
@@ -27,7 +29,7 @@ func TestLoadConfig(t *testing.T) {
 	custom.Thresholds.ZombieMinBytes = 2 << 30
 	custom.Thresholds.TenantMinFraction = 0.2
 	custom.Thresholds.LeakMinDuration = 5 * time.Minute
-	custom.Thresholds.SpecTotals = map[string]int64{"NVIDIA H100 80GB HBM3": 85520809984}
+	custom.Thresholds.SpecTotals["NVIDIA H100 80GB HBM3"] = 85520809984 // merged into the built-in table
 
 	immediate := createDefaultConfig().(*Config)
 	immediate.DecisionWait = 0
@@ -81,14 +83,15 @@ func TestDefaultConfig(t *testing.T) {
 	assert.NoError(t, confmap.Validate(cfg))
 	assert.Equal(t, 15*time.Minute, cfg.Window)
 	assert.Equal(t, 1126, maxSamples(cfg), "15 min at 1 s plus a quarter")
-	th := cfg.Thresholds.toClassify()
-	assert.NotEmpty(t, th.SpecTotals, "built-in spec table kept")
+	assert.NotEmpty(t, cfg.Thresholds.SpecTotals, "built-in spec table kept")
 }
 
 func TestSpecTotalsAddToBuiltIn(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
-	cfg.Thresholds.SpecTotals = map[string]int64{"My GPU": 1 << 30}
-	th := cfg.Thresholds.toClassify()
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{
+		"thresholds": map[string]any{"spec_totals": map[string]any{"My GPU": 1 << 30}},
+	}).Unmarshal(cfg))
+	th := newInstance(cfg, zap.NewNop(), nil, realClock{}).thresholds
 	assert.Equal(t, int64(1<<30), th.SpecTotals["My GPU"])
-	assert.Greater(t, len(th.SpecTotals), 1)
+	assert.Equal(t, classify.DefaultThresholds().SpecTotals["NVIDIA H200"], th.SpecTotals["NVIDIA H200"], "built-in entries kept")
 }

@@ -11,12 +11,13 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
 	"github.com/gpumem/otelcol-gpumem/internal/sharedcomponent"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/metadata"
 )
 
 // NewFactory returns the factory of the oom_classifier processor.
 func NewFactory() processor.Factory {
-	return (&factory{}).processorFactory()
+	return (&factory{clock: realClock{}}).processorFactory()
 }
 
 func (f *factory) processorFactory() processor.Factory {
@@ -32,6 +33,7 @@ func (f *factory) processorFactory() processor.Factory {
 // sides of that id. Each NewFactory has its own map, so tests do not see each other.
 type factory struct {
 	instances sharedcomponent.Refs[component.ID, *instance]
+	clock     clock // time.Now and real timers; tests inject a fake
 }
 
 func createDefaultConfig() component.Config {
@@ -44,9 +46,15 @@ func createDefaultConfig() component.Config {
 		DecisionWait: 1500 * time.Millisecond,
 		// A gateway serving 128 eight-GPU nodes; at under 1 MiB each the cap bounds memory.
 		MaxGPUs: 1024,
+		// NTP keeps real clocks within milliseconds; minutes ahead is a broken clock. A few
+		// minutes of slack still accepts nodes set a little wrong (and their data then
+		// counts), while a point days ahead cannot rewrite the window.
+		MaxClockSkew: 5 * time.Minute,
 		// 0: derived from the window (one point a second plus a quarter for jitter).
 		MaxSamplesPerGPU: 0,
-		Thresholds:       defaultThresholds(),
+		// The classifier's defaults, so that the YAML shows them; spec_totals entries given in
+		// YAML add to or override the built-in table (maps merge when decoded).
+		Thresholds: classify.DefaultThresholds(),
 	}
 }
 
@@ -61,7 +69,7 @@ func (f *factory) acquire(set processor.Settings, cfg component.Config) (*shared
 		if err != nil {
 			return nil, fmt.Errorf("create %s telemetry: %w", set.ID, err)
 		}
-		return newInstance(c, set.Logger, tb), nil
+		return newInstance(c, set.Logger, tb, f.clock), nil
 	}, nil)
 }
 

@@ -38,7 +38,13 @@ type processors struct {
 
 func newProcessors(t *testing.T, cfg *Config, set processor.Settings) processors {
 	t.Helper()
-	f := NewFactory()
+	return newProcessorsClock(t, cfg, set, realClock{})
+}
+
+// newProcessorsClock is newProcessors on the given clock.
+func newProcessorsClock(t *testing.T, cfg *Config, set processor.Settings, clk clock) processors {
+	t.Helper()
+	f := (&factory{clock: clk}).processorFactory()
 	p := processors{msink: new(consumertest.MetricsSink), lsink: new(consumertest.LogsSink)}
 	var err error
 	p.metrics, err = f.CreateMetrics(context.Background(), set, cfg, p.msink)

@@ -17,16 +17,20 @@ import (
 func bodyOf(ld plog.Logs) string { return firstRecord(ld).Body().AsString() }
 
 func TestDecisionWaitHoldsInOrder(t *testing.T) {
-	const wait = 300 * time.Millisecond
-	p := newProcessors(t, testConfig(wait), nopSettings())
+	const wait = 300 * time.Second // on the fake clock: the test does not sleep
+	clk := newFakeClock(t0)
+	p := newProcessorsClock(t, testConfig(wait), nopSettings(), clk)
 	ctx := context.Background()
-	start := time.Now()
 	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("n", t0, text(pytorchOOM))))
 	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("n", t0, text("after the OOM"))))
 	assert.Equal(t, 0, p.lsink.LogRecordCount(), "the OOM waits for metrics, the next batch waits behind it")
 
-	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == 2 }, 5*time.Second, 10*time.Millisecond)
-	assert.GreaterOrEqual(t, time.Since(start), wait)
+	waitForTimer(t, clk)
+	clk.Advance(wait - time.Millisecond)
+	waitForTimer(t, clk)
+	assert.Equal(t, 0, p.lsink.LogRecordCount(), "not due yet")
+	clk.Advance(time.Millisecond)
+	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == 2 }, 5*time.Second, time.Millisecond)
 	all := p.lsink.AllLogs()
 	assert.Contains(t, bodyOf(all[0]), "CUDA out of memory")
 	assert.Equal(t, "after the OOM", bodyOf(all[1]))
@@ -35,6 +39,13 @@ func TestDecisionWaitHoldsInOrder(t *testing.T) {
 	// With the queue empty again, a batch without an OOM goes straight through.
 	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("n", t0, text("later"))))
 	assert.Equal(t, 3, p.lsink.LogRecordCount())
+}
+
+// waitForTimer waits until the worker has armed its timer on clk, so that an Advance after it
+// is seen.
+func waitForTimer(t *testing.T, clk *fakeClock) {
+	t.Helper()
+	require.Eventually(t, func() bool { return clk.Timers() > 0 }, 5*time.Second, time.Millisecond)
 }
 
 func TestMetricsCoveringTheOOMReleaseItEarly(t *testing.T) {

@@ -22,14 +22,21 @@ type instance struct {
 	store      *window.Store
 	thresholds classify.Thresholds
 	telemetry  *metadata.TelemetryBuilder
+	clock      clock
+
+	logLimit rateLimit // per overflow reason
 
 	mu      sync.Mutex
 	waiters map[chan struct{}]struct{} // logs sides holding batches, woken by new metrics
 	bufPool sync.Pool                  // []window.Sample buffers for observation
 }
 
-func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder) *instance {
+func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder, clk clock) *instance {
+	if clk == nil {
+		clk = realClock{}
+	}
 	return &instance{
+		clock:  clk,
 		cfg:    cfg,
 		logger: logger,
 		store: window.New(window.Config{
@@ -41,8 +48,10 @@ func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder)
 			// Xids come in bursts of a few; more than this per host in one window is a storm
 			// whose newest events are the relevant ones.
 			MaxXidsPerHost: 1024,
+			MaxAhead:       cfg.MaxClockSkew,
+			Now:            clk.Now,
 		}),
-		thresholds: cfg.Thresholds.toClassify(),
+		thresholds: cfg.Thresholds,
 		telemetry:  tb,
 		waiters:    make(map[chan struct{}]struct{}),
 		bufPool:    sync.Pool{New: func() any { return new([]window.Sample) }},
@@ -82,20 +91,37 @@ func (in *instance) removeWaiter(ch chan struct{}) {
 	in.mu.Unlock()
 }
 
-// recordOverflow adds what the window's caps evicted to the telemetry; a state change worth a
-// log line only the first time, so it is at Debug.
+// recordOverflow adds what the window's caps evicted and its checks rejected to the telemetry,
+// and logs each reason rate-limited: the first occurrence at once, then at most one line per
+// logEvery with the count since the last line. Rejections are Warn (a sender is wrong),
+// evictions Info (the configured bounds are working as designed).
 func (in *instance) recordOverflow(ctx context.Context, of window.Overflow) {
 	for _, r := range [...]struct {
 		reason string
 		n      int
+		warn   bool
+		msg    string
+		fix    string
 	}{
-		{"gpu_evicted", of.GPUsEvicted}, {"samples_capped", of.SamplesCapped},
-		{"process_evicted", of.ProcessesEvicted}, {"xid_capped", of.XidsCapped},
-		{"label_rejected", of.LabelsRejected},
+		{"gpu_evicted", of.GPUsEvicted, false, "Metric window full: least recently updated GPUs evicted", "raise max_gpus or max_bytes"},
+		{"samples_capped", of.SamplesCapped, false, "Metric window: oldest points of a series dropped at the per-series cap", "raise max_samples_per_gpu"},
+		{"process_evicted", of.ProcessesEvicted, false, "Metric window: least recently updated processes of a GPU evicted", "more than 256 processes on one GPU are kept only in part"},
+		{"xid_capped", of.XidsCapped, false, "Metric window: oldest Xid events of a host dropped at the per-host cap", "an Xid storm; the newest are kept"},
+		{"label_rejected", of.LabelsRejected, false, "Metric window: label values beyond the per-stream cap rejected", "check the sender's retirement cause or remap type labels"},
+		{"future_timestamp", of.FutureRejected, true, "Metric points stamped ahead of the collector's clock rejected", "fix the sender's clock, or raise max_clock_skew"},
+		{"invalid_value", of.ValuesRejected, true, "Metric points with impossible values rejected (negative, NaN, Inf, above the GPU's limit)", "check the sender"},
 	} {
-		if r.n > 0 {
-			in.telemetry.WindowDropped.Add(ctx, int64(r.n), metric.WithAttributes(attribute.String("reason", r.reason)))
-			in.logger.Debug("Metric window cap reached", zap.String("reason", r.reason), zap.Int("count", r.n))
+		if r.n <= 0 {
+			continue
+		}
+		in.telemetry.WindowDropped.Add(ctx, int64(r.n), metric.WithAttributes(attribute.String("reason", r.reason)))
+		if total, ok := in.logLimit.add(r.reason, r.n, in.clock.Now()); ok {
+			log := in.logger.Info
+			if r.warn {
+				log = in.logger.Warn
+			}
+			log(r.msg, zap.String("reason", r.reason), zap.Int("count", total), zap.String("fix", r.fix),
+				zap.Duration("log_interval", logEvery))
 		}
 	}
 }

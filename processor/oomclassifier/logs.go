@@ -13,10 +13,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// maxHeldBatches bounds the batches one logs side holds. A full queue blocks the caller
-// (back-pressure) rather than dropping: the guarantee is that nothing is dropped.
-const maxHeldBatches = 1024
-
 // logsProcessor is the logs side of one pipeline. It recognises OOM and Xid records when a
 // batch arrives, and classifies the OOMs when the window covers their moment or decision_wait
 // has passed, whichever is first. Batches leave in arrival order: one arriving behind a held
@@ -26,6 +22,7 @@ type logsProcessor struct {
 	next    consumer.Logs
 	release func()
 	wait    time.Duration
+	clock   clock
 
 	mu      sync.Mutex
 	queue   []*heldBatch // in arrival order; the head stays until forwarded
@@ -38,16 +35,9 @@ type logsProcessor struct {
 	startOnce, stopOnce sync.Once
 }
 
-type heldBatch struct {
-	ctx      context.Context
-	ld       plog.Logs
-	ooms     []oomRecord
-	deadline time.Time
-}
-
 func newLogsProcessor(inst *instance, next consumer.Logs, release func()) *logsProcessor {
 	return &logsProcessor{
-		inst: inst, next: next, release: release, wait: inst.cfg.DecisionWait,
+		inst: inst, next: next, release: release, wait: inst.cfg.DecisionWait, clock: inst.clock,
 		wakeCh: make(chan struct{}, 1), stopCh: make(chan struct{}), doneCh: make(chan struct{}),
 		slots: make(chan struct{}, maxHeldBatches),
 	}
@@ -117,71 +107,13 @@ func (p *logsProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	}
 	// The caller's deadline must not cut the forwarding short, but its values (client
 	// metadata) travel on.
-	p.queue = append(p.queue, &heldBatch{ctx: context.WithoutCancel(ctx), ld: ld, ooms: ooms, deadline: time.Now().Add(p.wait)})
+	p.queue = append(p.queue, &heldBatch{ctx: context.WithoutCancel(ctx), ld: ld, ooms: ooms, deadline: p.clock.Now().Add(p.wait)})
 	p.mu.Unlock()
 	select {
 	case p.wakeCh <- struct{}{}:
 	default:
 	}
 	return nil
-}
-
-// mustHold reports whether an OOM of the batch lacks the metrics of its moment.
-func (p *logsProcessor) mustHold(ooms []oomRecord) bool {
-	for _, o := range ooms {
-		if !p.inst.store.Covered(o.host, o.at) {
-			return true
-		}
-	}
-	return false
-}
-
-// worker forwards held batches in order: the head when it is covered or due, or at once when
-// stopping; batches without OOMs as soon as they reach the head.
-func (p *logsProcessor) worker() {
-	defer close(p.doneCh)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	stopping := false
-	for {
-		p.mu.Lock()
-		if len(p.queue) == 0 && stopping {
-			p.running = false
-			p.mu.Unlock()
-			return
-		}
-		var head *heldBatch
-		if len(p.queue) > 0 {
-			head = p.queue[0]
-		}
-		p.mu.Unlock()
-
-		if head != nil && (stopping || !time.Now().Before(head.deadline) || !p.mustHold(head.ooms)) {
-			p.classify(head.ctx, head.ooms)
-			if err := p.next.ConsumeLogs(head.ctx, head.ld); err != nil {
-				p.inst.telemetry.ForwardErrors.Add(head.ctx, 1)
-				p.inst.logger.Warn("Next consumer refused a held log batch", zap.Error(err))
-			}
-			p.mu.Lock()
-			p.queue[0] = nil
-			p.queue = p.queue[1:]
-			p.mu.Unlock()
-			<-p.slots
-			continue
-		}
-		wait := time.Hour
-		if head != nil {
-			wait = time.Until(head.deadline)
-		}
-		timer.Reset(wait)
-		select {
-		case <-p.wakeCh:
-		case <-timer.C:
-		case <-p.stopCh:
-			stopping = true
-		}
-		timer.Stop() // since Go 1.23 a stopped timer delivers nothing stale after Reset
-	}
 }
 
 // scan recognises the batch's Xid and OOM records. Xids go into the window at once, so that a
@@ -199,15 +131,18 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 			for k := 0; k < lrs.Len(); k++ {
 				rec := lrs.At(k)
 				if x, ok := receiverXid(rec, res); ok {
+					x.T, _ = p.inst.plausibleTime(rec, x.T)
 					p.inst.recordOverflow(ctx, p.inst.store.ObserveXid(str(res, resHostName), x))
 					continue
 				}
 				if x, ok := kernelXid(rec, res); ok {
 					xidLines++
+					x.T, _ = p.inst.plausibleTime(rec, x.T)
 					p.inst.recordOverflow(ctx, p.inst.store.ObserveXid(str(res, resHostName), x))
 					continue
 				}
 				if o, ok := findOOM(rec, res); ok {
+					o.at, o.timeNote = p.inst.plausibleTime(rec, o.at)
 					ooms = append(ooms, o)
 				}
 			}

@@ -120,8 +120,8 @@ func busIDString(b [32]int8) string {
 // describe fills the GPU's (or MIG instance's) resource attributes.
 func (d *device) describe(res metadata.Resource, driverVersion string) {
 	res.SetStr(metadata.ResHwID, d.uuid)
-	res.SetStr(metadata.ResHwType, "gpu")
-	res.SetStr(metadata.ResHwVendor, "nvidia")
+	res.SetStr(metadata.ResHwType, metadata.AttrHwTypeGpu)
+	res.SetStr(metadata.ResHwVendor, metadata.ResHwVendorNvidia)
 	res.SetStr(metadata.ResHwName, d.name)
 	res.SetStr(metadata.ResHwDriverVersion, driverVersion)
 	res.SetStr(metadata.ResHwSerialNumber, d.serial)

@@ -1,10 +1,43 @@
 package gpumemreceiver
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 )
+
+// memoryMetricsLen is what a failed memory read costs: usage, limit, utilization, free,
+// reserved and unattributed.
+const memoryMetricsLen = 6
+
+// recordMemory records the framebuffer metrics of a device and returns the reading for the
+// metrics that build on it; ok is false when there is none.
+func (s *metricsScraper) recordMemory(d *device, ts pcommon.Timestamp) (mem memoryReading, ok bool, lost int, err error) {
+	mem, err = readMemory(d)
+	switch {
+	case err == nil:
+	case d.mig.enabled && errors.Is(err, nvml.ERROR_NO_PERMISSION):
+		// A MIG GPU's aggregate memory is for privileged callers only; each instance
+		// reports its own.
+		return mem, false, 0, nil
+	default:
+		return mem, false, memoryMetricsLen, err
+	}
+	s.mb.RecordInt(metadata.HwGpuMemoryUsage, ts, mem.used)
+	s.mb.RecordInt(metadata.HwGpuMemoryLimit, ts, mem.total)
+	s.mb.RecordInt(metadata.NvidiaGpuMemoryFree, ts, mem.free)
+	if mem.total > 0 {
+		s.mb.RecordDouble(metadata.HwGpuMemoryUtilization, ts, float64(mem.used)/float64(mem.total))
+	}
+	if mem.hasReserved {
+		s.mb.RecordInt(metadata.NvidiaGpuMemoryReserved, ts, mem.reserved)
+	}
+	return mem, true, 0, nil
+}
 
 // memoryReading is one device's framebuffer accounting, in bytes.
 type memoryReading struct {

@@ -85,6 +85,15 @@ func TestMetadataInStep(t *testing.T) {
 		}
 	}
 
+	require.Len(t, md.Attributes, len(metadata.Attributes), "attribute count")
+	for _, def := range metadata.Attributes {
+		y, ok := md.Attributes[def.Name]
+		if assert.True(t, ok, "attribute %s missing from metadata.yaml", def.Name) {
+			assert.Equal(t, y.Type, def.Type, def.Name)
+			assert.Equal(t, y.Enum, def.Enum, def.Name)
+		}
+	}
+
 	require.Len(t, md.ResourceAttributes, len(metadata.ResourceAttributes))
 	for _, def := range metadata.ResourceAttributes {
 		y, ok := md.ResourceAttributes[def.Name]

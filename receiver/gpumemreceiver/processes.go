@@ -10,10 +10,26 @@ import (
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 )
 
-const (
-	processTypeCompute  = "compute"
-	processTypeGraphics = "graphics"
-)
+// processMetricsLen is what a failed process list costs: per-process memory, the process
+// counts and unattributed memory.
+const processMetricsLen = 3
+
+// recordProcessesOf lists the device's processes and records them and, with a v2 memory
+// reading, the memory no process accounts for.
+func (s *metricsScraper) recordProcessesOf(d *device, ts pcommon.Timestamp, mem memoryReading, memOK bool) (lost int, err error) {
+	procs, err := readProcesses(d, s.procBuf[:0])
+	s.procBuf = procs
+	if err != nil {
+		return processMetricsLen, err
+	}
+	s.recordProcesses(procs, ts)
+	// Unattributed needs the reserve (v2) to be meaningful: with v1 it would count the
+	// driver's reserve as unexplained memory.
+	if memOK && mem.hasReserved {
+		s.mb.RecordInt(metadata.NvidiaGpuMemoryUnattributed, ts, max(0, mem.used-attributedBytes(procs)))
+	}
+	return 0, nil
+}
 
 // gpuProcess is one process holding a context on a device.
 type gpuProcess struct {
@@ -26,10 +42,10 @@ type gpuProcess struct {
 // both kinds of context is listed under each, as NVML lists it.
 func readProcesses(d *device, buf []gpuProcess) ([]gpuProcess, error) {
 	var err error
-	if buf, err = appendProcesses(buf, d, &d.compute, processTypeCompute, d.handle.GetComputeRunningProcesses); err != nil {
+	if buf, err = appendProcesses(buf, d, &d.compute, metadata.AttrNvidiaGpuProcessTypeCompute, d.handle.GetComputeRunningProcesses); err != nil {
 		return buf, err
 	}
-	return appendProcesses(buf, d, &d.graphics, processTypeGraphics, d.handle.GetGraphicsRunningProcesses)
+	return appendProcesses(buf, d, &d.graphics, metadata.AttrNvidiaGpuProcessTypeGraphics, d.handle.GetGraphicsRunningProcesses)
 }
 
 func appendProcesses(buf []gpuProcess, d *device, sup *support, typ string, list func() ([]nvml.ProcessInfo, nvml.Return)) ([]gpuProcess, error) {
@@ -82,7 +98,7 @@ func (s *metricsScraper) recordProcesses(procs []gpuProcess, ts pcommon.Timestam
 		s.mb.Reserve(metadata.NvidiaGpuProcessMemoryUsage, len(procs))
 	}
 	for _, p := range procs {
-		if p.typ == processTypeCompute {
+		if p.typ == metadata.AttrNvidiaGpuProcessTypeCompute {
 			compute++
 		} else {
 			graphics++
@@ -102,27 +118,27 @@ func (s *metricsScraper) recordProcesses(procs []gpuProcess, ts pcommon.Timestam
 		s.pids.observe(err)
 		attrs := dp.Attributes()
 		attrs.EnsureCapacity(6)
-		attrs.PutInt("process.pid", int64(p.pid))
+		attrs.PutInt(metadata.AttrProcessPID, int64(p.pid))
 		// Only where it differs: for a process in the host's namespace it would repeat the pid
 		// (and cost an allocation per point).
 		if info.VPID != 0 && info.VPID != int(p.pid) {
-			attrs.PutInt("process.vpid", int64(info.VPID))
+			attrs.PutInt(metadata.AttrProcessVPID, int64(info.VPID))
 		}
-		attrs.PutStr("nvidia.gpu.process.type", p.typ)
+		attrs.PutStr(metadata.AttrNvidiaGpuProcessType, p.typ)
 		if info.Comm != "" {
-			attrs.PutStr("process.executable.name", info.Comm)
+			attrs.PutStr(metadata.AttrProcessExecutableName, info.Comm)
 		}
 		if info.ContainerID != "" {
-			attrs.PutStr("container.id", info.ContainerID)
+			attrs.PutStr(metadata.AttrContainerID, info.ContainerID)
 		}
 		if info.PodUID != "" {
-			attrs.PutStr("k8s.pod.uid", info.PodUID)
+			attrs.PutStr(metadata.AttrK8sPodUID, info.PodUID)
 		}
 	}
 	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuProcessCount, ts, compute); ok {
-		dp.Attributes().PutStr("nvidia.gpu.process.type", processTypeCompute)
+		dp.Attributes().PutStr(metadata.AttrNvidiaGpuProcessType, metadata.AttrNvidiaGpuProcessTypeCompute)
 	}
 	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuProcessCount, ts, graphics); ok {
-		dp.Attributes().PutStr("nvidia.gpu.process.type", processTypeGraphics)
+		dp.Attributes().PutStr(metadata.AttrNvidiaGpuProcessType, metadata.AttrNvidiaGpuProcessTypeGraphics)
 	}
 }

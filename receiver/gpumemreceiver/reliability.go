@@ -22,23 +22,31 @@ var retirementCauses = [...]struct {
 	cause nvml.PageRetirementCause
 	name  string
 }{
-	{nvml.PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, "single_bit_ecc"},
-	{nvml.PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, "double_bit_ecc"},
+	{nvml.PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, metadata.AttrNvidiaGpuRetirementCauseSingleBitEcc},
+	{nvml.PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, metadata.AttrNvidiaGpuRetirementCauseDoubleBitEcc},
 }
 
-func (s *metricsScraper) recordRetiredPages(d *device, ts pcommon.Timestamp) error {
+// What a failed read costs (cpuscraper's metricsLen): a call that fails also skips the
+// calls after it in the same recorder.
+const (
+	retiredPagesMetricsLen = 2 // retired_pages, retired_pages.pending
+	remappedRowsMetricsLen = 3 // remapped_rows, .pending, .failed
+	eccMetricsLen          = 2 // ecc.mode, hw.errors
+)
+
+func (s *metricsScraper) recordRetiredPages(d *device, ts pcommon.Timestamp) (lost int, err error) {
 	if d.retiredPages != unsupported && s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPages) {
 		for _, c := range retirementCauses {
 			pages, r := d.handle.GetRetiredPages(c.cause)
 			ok, err := d.retiredPages.check(r)
 			if err != nil {
-				return fmt.Errorf("read retired pages of GPU %s: %w", d.uuid, err)
+				return retiredPagesMetricsLen, fmt.Errorf("read retired pages of GPU %s: %w", d.uuid, err)
 			}
 			if !ok {
 				break
 			}
 			if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPages, ts, int64(len(pages))); ok {
-				dp.Attributes().PutStr("nvidia.gpu.retirement.cause", c.name)
+				dp.Attributes().PutStr(metadata.AttrNvidiaGpuRetirementCause, c.name)
 			}
 		}
 	}
@@ -46,70 +54,70 @@ func (s *metricsScraper) recordRetiredPages(d *device, ts pcommon.Timestamp) err
 		state, r := d.handle.GetRetiredPagesPendingStatus()
 		ok, err := d.retiredPending.check(r)
 		if err != nil {
-			return fmt.Errorf("read retired pages pending status of GPU %s: %w", d.uuid, err)
+			return 1, fmt.Errorf("read retired pages pending status of GPU %s: %w", d.uuid, err)
 		}
 		if ok {
 			s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPagesPending, ts, boolInt(state == nvml.FEATURE_ENABLED))
 		}
 	}
-	return nil
+	return 0, nil
 }
 
-func (s *metricsScraper) recordRemappedRows(d *device, ts pcommon.Timestamp) error {
+func (s *metricsScraper) recordRemappedRows(d *device, ts pcommon.Timestamp) (lost int, err error) {
 	if d.remappedRows == unsupported || !(s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRows) ||
 		s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsPending) || s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsFailed)) {
-		return nil
+		return 0, nil
 	}
 	corrected, uncorrected, pending, failed, r := d.handle.GetRemappedRows()
 	ok, err := d.remappedRows.check(r)
 	if err != nil {
-		return fmt.Errorf("read remapped rows of GPU %s: %w", d.uuid, err)
+		return remappedRowsMetricsLen, fmt.Errorf("read remapped rows of GPU %s: %w", d.uuid, err)
 	}
 	if !ok {
-		return nil
+		return 0, nil
 	}
 	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(corrected)); ok {
-		dp.Attributes().PutStr("nvidia.gpu.remap.type", "correctable")
+		dp.Attributes().PutStr(metadata.AttrNvidiaGpuRemapType, metadata.AttrNvidiaGpuRemapTypeCorrectable)
 	}
 	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(uncorrected)); ok {
-		dp.Attributes().PutStr("nvidia.gpu.remap.type", "uncorrectable")
+		dp.Attributes().PutStr(metadata.AttrNvidiaGpuRemapType, metadata.AttrNvidiaGpuRemapTypeUncorrectable)
 	}
 	s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRowsPending, ts, boolInt(pending))
 	s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRowsFailed, ts, boolInt(failed))
-	return nil
+	return 0, nil
 }
 
 var eccErrorTypes = [2]struct {
 	typ  nvml.MemoryErrorType
 	name string
 }{
-	{nvml.MEMORY_ERROR_TYPE_CORRECTED, "corrected"},
-	{nvml.MEMORY_ERROR_TYPE_UNCORRECTED, "uncorrected"},
+	{nvml.MEMORY_ERROR_TYPE_CORRECTED, metadata.AttrErrorTypeCorrected},
+	{nvml.MEMORY_ERROR_TYPE_UNCORRECTED, metadata.AttrErrorTypeUncorrected},
 }
 
-func (s *metricsScraper) recordECC(d *device, ts pcommon.Timestamp) error {
+func (s *metricsScraper) recordECC(d *device, ts pcommon.Timestamp) (lost int, err error) {
 	if d.eccMode != unsupported && s.mb.Enabled(metadata.NvidiaGpuEccMode) {
 		current, _, r := d.handle.GetEccMode()
 		ok, err := d.eccMode.check(r)
 		if err != nil {
-			return fmt.Errorf("read ECC mode of GPU %s: %w", d.uuid, err)
+			return eccMetricsLen, fmt.Errorf("read ECC mode of GPU %s: %w", d.uuid, err)
 		}
 		if ok {
 			s.mb.RecordInt(metadata.NvidiaGpuEccMode, ts, boolInt(current == nvml.FEATURE_ENABLED))
 		}
 	}
 	if d.eccErrors == unsupported || !s.mb.Enabled(metadata.HwErrors) {
-		return nil
+		return 0, nil
 	}
 	var counts [2]uint64
 	for i, e := range eccErrorTypes {
 		n, r := d.handle.GetTotalEccErrors(e.typ, nvml.VOLATILE_ECC)
 		ok, err := d.eccErrors.check(r)
 		if err != nil {
-			return fmt.Errorf("read volatile ECC errors of GPU %s: %w", d.uuid, err)
+			return 1, fmt.Errorf("read volatile ECC errors of GPU %s: %w", d.uuid, err)
 		}
 		if !ok {
-			return nil
+			return 0, nil
 		}
 		counts[i] = n
 	}
@@ -122,11 +130,11 @@ func (s *metricsScraper) recordECC(d *device, ts pcommon.Timestamp) error {
 			dp.SetStartTimestamp(d.eccStart)
 			attrs := dp.Attributes()
 			attrs.EnsureCapacity(2)
-			attrs.PutStr("hw.type", "gpu")
-			attrs.PutStr("error.type", e.name)
+			attrs.PutStr(metadata.AttrHwType, metadata.AttrHwTypeGpu)
+			attrs.PutStr(metadata.AttrErrorType, e.name)
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 func boolInt(b bool) int64 {

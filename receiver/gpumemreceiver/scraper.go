@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/scraper/scrapererror"
@@ -30,17 +29,15 @@ type metricsScraper struct {
 	// scratch, reused across scrapes
 	procBuf []gpuProcess
 	live    map[uint32]struct{}
-	errs    []error
 }
 
 func (s *metricsScraper) scrape(context.Context) (pmetric.Metrics, error) {
 	ts := pcommon.NewTimestampFromTime(s.now())
-	s.errs = s.errs[:0]
-	failed := 0
+	var lost scrapeLoss
 	clear(s.live)
 	err := s.sess.withDevices(func(driver string, devices []*device) {
 		for _, d := range devices {
-			failed += s.scrapeGPU(d, driver, ts)
+			lost.merge(s.scrapeGPU(d, driver, ts))
 		}
 	})
 	if errors.Is(err, errNVMLDown) {
@@ -52,132 +49,95 @@ func (s *metricsScraper) scrape(context.Context) (pmetric.Metrics, error) {
 		s.procs.Retain(s.live)
 	}
 	md := s.mb.Emit()
-	if len(s.errs) > 0 {
-		return md, scrapererror.NewPartialScrapeError(errors.Join(s.errs...), failed)
+	if len(lost.errs) > 0 {
+		return md, scrapererror.NewPartialScrapeError(errors.Join(lost.errs...), lost.metrics)
 	}
 	return md, nil
 }
 
+// scrapeLoss is what a scrape of one device (or more) could not record: how many metrics,
+// and why.
+type scrapeLoss struct {
+	metrics int
+	errs    []error
+}
+
+// add notes a recorder's loss; a nil err costs nothing.
+func (l *scrapeLoss) add(metrics int, err error) {
+	if err == nil {
+		return
+	}
+	l.metrics += metrics
+	l.errs = append(l.errs, err)
+}
+
+func (l *scrapeLoss) merge(o scrapeLoss) {
+	l.metrics += o.metrics
+	l.errs = append(l.errs, o.errs...)
+}
+
 // scrapeGPU records a GPU and, in MIG mode, each of its MIG instances as a resource of its
-// own. Errors go to s.errs; the count of metrics lost is returned.
-func (s *metricsScraper) scrapeGPU(d *device, driver string, ts pcommon.Timestamp) (failed int) {
+// own, and returns what could not be recorded.
+func (s *metricsScraper) scrapeGPU(d *device, driver string, ts pcommon.Timestamp) scrapeLoss {
+	var lost scrapeLoss
 	if d.mig.due() {
-		if err := d.refreshMIG(s.logger); err != nil {
-			s.errs = append(s.errs, err)
-		}
+		lost.add(0, d.refreshMIG(s.logger))
 	}
-	failed = s.scrapeDevice(d, driver, ts)
+	lost.merge(s.scrapeDevice(d, driver, ts))
 	if len(d.mig.instances) == 0 {
-		return failed
+		return lost
 	}
-	type failure struct {
-		inst             *device
-		from, to, failed int // its errors are s.errs[from:to]
+	type instanceLoss struct {
+		inst *device
+		lost scrapeLoss
 	}
-	var failures []failure
+	var failed []instanceLoss
 	for _, inst := range d.mig.instances {
-		from := len(s.errs)
-		n := s.scrapeDevice(inst, driver, ts)
-		failed += n
-		if len(s.errs) > from {
-			failures = append(failures, failure{inst, from, len(s.errs), n})
+		if l := s.scrapeDevice(inst, driver, ts); len(l.errs) > 0 {
+			failed = append(failed, instanceLoss{inst, l})
 		}
 	}
-	if failures == nil {
-		return failed
+	if failed == nil {
+		return lost
 	}
 	// A MIG handle that fails most likely belongs to an instance destroyed by a
 	// reconfiguration: read the instance list now. An instance that is gone is not an error.
 	refreshErr := d.refreshMIG(s.logger)
-	w := failures[0].from // s.errs[w:] are all the instances' errors, in failures' order
-	for _, f := range failures {
+	for _, f := range failed {
 		if d.gone(f.inst) {
-			failed -= f.failed
-			s.logger.Debug("MIG instance went away during the scrape", zap.String("mig_device", f.inst.uuid), zap.Error(s.errs[f.from]))
+			s.logger.Debug("MIG instance went away during the scrape", zap.String("mig_device", f.inst.uuid), zap.Error(f.lost.errs[0]))
 			continue
 		}
-		w += copy(s.errs[w:], s.errs[f.from:f.to])
+		lost.merge(f.lost)
 	}
-	s.errs = s.errs[:w]
-	if refreshErr != nil {
-		s.errs = append(s.errs, refreshErr)
-	}
-	return failed
+	lost.add(0, refreshErr)
+	return lost
 }
 
 // scrapeDevice records one GPU or MIG instance. A failing call costs only the metrics that
-// depend on it; errors go to s.errs and the count of metrics lost is returned.
+// depend on it, which each recorder counts.
 //
 // A MIG instance has memory and processes only; the device-level concerns (ECC, retired
 // pages, remapping, Xid, utilization) stay with its GPU, which in MIG mode lists no
 // processes of its own: they are reported on the instances they run in.
-func (s *metricsScraper) scrapeDevice(d *device, driver string, ts pcommon.Timestamp) (failed int) {
+func (s *metricsScraper) scrapeDevice(d *device, driver string, ts pcommon.Timestamp) scrapeLoss {
+	var lost scrapeLoss
 	d.describe(s.mb.StartResource(), driver)
 
-	mem, memErr := readMemory(d)
-	switch {
-	case memErr == nil:
-		s.mb.RecordInt(metadata.HwGpuMemoryUsage, ts, mem.used)
-		s.mb.RecordInt(metadata.HwGpuMemoryLimit, ts, mem.total)
-		s.mb.RecordInt(metadata.NvidiaGpuMemoryFree, ts, mem.free)
-		if mem.total > 0 {
-			s.mb.RecordDouble(metadata.HwGpuMemoryUtilization, ts, float64(mem.used)/float64(mem.total))
-		}
-		if mem.hasReserved {
-			s.mb.RecordInt(metadata.NvidiaGpuMemoryReserved, ts, mem.reserved)
-		}
-	case d.mig.enabled && errors.Is(memErr, nvml.ERROR_NO_PERMISSION):
-		// A MIG GPU's aggregate memory is for privileged callers only; each instance
-		// reports its own.
-	default:
-		s.errs = append(s.errs, memErr)
-		failed += 6
-	}
-
+	mem, memOK, n, err := s.recordMemory(d, ts)
+	lost.add(n, err)
 	if s.wantProcesses() && !d.mig.enabled {
-		procs, err := readProcesses(d, s.procBuf[:0])
-		s.procBuf = procs
-		if err != nil {
-			s.errs = append(s.errs, err)
-			failed += 3
-		} else {
-			s.recordProcesses(procs, ts)
-			// Unattributed needs the reserve (v2) to be meaningful: with v1 it would count
-			// the driver's reserve as unexplained memory.
-			if memErr == nil && mem.hasReserved {
-				s.mb.RecordInt(metadata.NvidiaGpuMemoryUnattributed, ts, max(0, mem.used-attributedBytes(procs)))
-			}
-		}
+		lost.add(s.recordProcessesOf(d, ts, mem, memOK))
 	}
 	if d.parent != nil {
-		return failed
+		return lost
 	}
-
-	failed += s.note(s.recordRetiredPages(d, ts))
-	failed += s.note(s.recordRemappedRows(d, ts))
-	failed += s.note(s.recordECC(d, ts))
+	lost.add(s.recordRetiredPages(d, ts))
+	lost.add(s.recordRemappedRows(d, ts))
+	lost.add(s.recordECC(d, ts))
 	d.xid.record(s.mb, ts)
-
-	if s.mb.Enabled(metadata.HwGpuUtilization) {
-		frac, ok, err := readUtilization(d)
-		if err != nil {
-			failed += s.note(err)
-		} else if ok {
-			if dp, ok := s.mb.RecordDouble(metadata.HwGpuUtilization, ts, frac); ok {
-				dp.Attributes().PutStr("hw.gpu.task", "general")
-			}
-		}
-	}
-	return failed
-}
-
-// note keeps err, if any, and says how many metrics it cost.
-func (s *metricsScraper) note(err error) int {
-	if err == nil {
-		return 0
-	}
-	s.errs = append(s.errs, err)
-	return 1
+	lost.add(s.recordUtilization(d, ts))
+	return lost
 }
 
 func (s *metricsScraper) wantProcesses() bool {

@@ -153,19 +153,36 @@ func (x *xidSource) watchKmsg(ctx context.Context) {
 }
 
 // watchNVML waits for the session, registers every device that supports Xid events, and
-// waits on the event set with a timeout so it notices Shutdown.
+// waits on the event set until Shutdown.
 func (x *xidSource) watchNVML(ctx context.Context) {
 	defer x.wg.Done()
+	if !x.awaitSession(ctx) {
+		return
+	}
+	set, devices := x.registerXidEvents()
+	if set == nil {
+		return
+	}
+	defer func() { _ = x.sess.withDevices(func(string, []*device) { set.Free() }) }()
+	x.waitXidEvents(ctx, set, devices)
+}
+
+// awaitSession polls until NVML is up; false when ctx ends first.
+func (x *xidSource) awaitSession(ctx context.Context) bool {
 	for !x.sess.isUp() {
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-time.After(time.Second):
 		}
 	}
-	var set nvml.EventSet
-	var devices []*device
-	err := x.sess.withDevices(func(_ string, devs []*device) {
+	return true
+}
+
+// registerXidEvents creates an event set and registers each GPU that reports Xid events
+// through NVML; set is nil when none can be had.
+func (x *xidSource) registerXidEvents() (set nvml.EventSet, devices []*device) {
+	_ = x.sess.withDevices(func(_ string, devs []*device) {
 		s, r := x.lib.EventSetCreate()
 		if r != nvml.SUCCESS {
 			x.logger.Warn("NVML Xid events unavailable: cannot create an event set", zap.Error(r))
@@ -185,11 +202,12 @@ func (x *xidSource) watchNVML(ctx context.Context) {
 		}
 		set = s
 	})
-	if err != nil || set == nil {
-		return
-	}
-	defer func() { _ = x.sess.withDevices(func(string, []*device) { set.Free() }) }()
+	return set, devices
+}
 
+// waitXidEvents waits on the set with a timeout, so it notices Shutdown, and queues each Xid.
+// A failing wait is logged when it starts and when it recovers, not per attempt.
+func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, devices []*device) {
 	failing := false
 	for ctx.Err() == nil {
 		var data nvml.EventData
@@ -212,7 +230,6 @@ func (x *xidSource) watchNVML(ctx context.Context) {
 			x.enqueue(e)
 		case nvml.ERROR_TIMEOUT:
 		default:
-			// Logged on the change to failing, not per attempt.
 			if !failing {
 				x.logger.Warn("NVML event wait failing; retrying each second", zap.Error(r))
 				failing = true

@@ -42,7 +42,7 @@ func (c *xidCounter) record(mb *metadata.MetricsBuilder, ts pcommon.Timestamp) {
 	sort.Ints(codes)
 	for _, code := range codes {
 		if dp, ok := mb.RecordInt(metadata.NvidiaGpuXidErrors, ts, c.counts[code]); ok {
-			dp.Attributes().PutInt("nvidia.gpu.xid", int64(code))
+			dp.Attributes().PutInt(metadata.AttrNvidiaGpuXid, int64(code))
 		}
 	}
 }

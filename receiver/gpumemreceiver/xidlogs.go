@@ -28,8 +28,8 @@ func xidLogs(events []xidEvent, driver string, switches *metadata.ResourceSwitch
 				e.dev.describe(res, driver)
 			} else {
 				// A GPU NVML no longer sees (Xid 79) keeps what the kernel line says.
-				res.SetStr(metadata.ResHwType, "gpu")
-				res.SetStr(metadata.ResHwVendor, "nvidia")
+				res.SetStr(metadata.ResHwType, metadata.AttrHwTypeGpu)
+				res.SetStr(metadata.ResHwVendor, metadata.ResHwVendorNvidia)
 				res.SetStr(metadata.ResNvidiaGpuPciBusID, e.busID)
 			}
 			sl := rl.ScopeLogs().AppendEmpty()
@@ -58,20 +58,27 @@ func fillXidRecord(lr plog.LogRecord, e *xidEvent, observed pcommon.Timestamp) {
 		body = fmt.Sprintf("Xid %d on GPU %s: %s", e.code, e.busID, entry.Description)
 	}
 	lr.Body().SetStr(body)
-	lr.SetEventName("nvidia.gpu.xid")
+	lr.SetEventName(metadata.LogEventNameXid)
 	attrs := lr.Attributes()
-	attrs.PutStr("event.name", "nvidia.gpu.xid")
-	attrs.PutInt("nvidia.gpu.xid", int64(e.code))
-	attrs.PutStr("nvidia.gpu.xid.description", entry.Description)
-	attrs.PutStr("nvidia.gpu.xid.origin", entry.Origin)
+	attrs.PutStr(metadata.LogAttrEventName, metadata.LogEventNameXid)
+	attrs.PutInt(metadata.LogAttrXid, int64(e.code))
+	attrs.PutStr(metadata.LogAttrXidDescription, entry.Description)
+	attrs.PutStr(metadata.LogAttrXidOrigin, entry.Origin)
+	// NVIDIA's mnemonic and immediate action; absent where the catalog has none.
+	if entry.Mnemonic != "" {
+		attrs.PutStr(metadata.LogAttrXidMnemonic, entry.Mnemonic)
+	}
+	if entry.Action != xid.ActionNone {
+		attrs.PutStr(metadata.LogAttrXidAction, entry.Action)
+	}
 	if e.busID != "" {
-		attrs.PutStr("nvidia.gpu.pci.bus_id", e.busID)
+		attrs.PutStr(metadata.LogAttrPciBusID, e.busID)
 	}
 	if e.hasPID {
-		attrs.PutInt("process.pid", int64(e.pid))
+		attrs.PutInt(metadata.LogAttrProcessPID, int64(e.pid))
 	}
 	if e.name != "" {
-		attrs.PutStr("process.executable.name", e.name)
+		attrs.PutStr(metadata.LogAttrProcessExecutableName, e.name)
 	}
-	attrs.PutStr("nvidia.gpu.xid.source", e.source())
+	attrs.PutStr(metadata.LogAttrXidSource, e.source())
 }

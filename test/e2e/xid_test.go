@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpumem/otelcol-gpumem/internal/xid"
 )
 
 // xidWant is what one Xid log record must carry.
@@ -34,6 +36,8 @@ func checkXid(t *testing.T, r record, w xidWant) {
 	assert.Equal(t, w.code, r.Attrs["nvidia.gpu.xid"], "%v", r)
 	assert.Equal(t, w.description, r.Attrs["nvidia.gpu.xid.description"], "%v", r)
 	assert.Equal(t, w.origin, r.Attrs["nvidia.gpu.xid.origin"], "%v", r)
+	assert.Equal(t, xid.Lookup(int(w.code)).Mnemonic, r.Attrs["nvidia.gpu.xid.mnemonic"], "%v", r)
+	assert.Equal(t, xid.Lookup(int(w.code)).Action, r.Attrs["nvidia.gpu.xid.action"], "%v", r)
 	assert.Equal(t, w.source, r.Attrs["nvidia.gpu.xid.source"], "%v", r)
 	assert.Equal(t, w.busID, r.Attrs["nvidia.gpu.pci.bus_id"], "%v", r)
 	assert.Equal(t, w.busID, r.Resource["nvidia.gpu.pci.bus_id"], "%v", r)
@@ -148,7 +152,7 @@ func testXidEvents(t *testing.T, c *collector) {
 		{code: 48, description: "Double Bit ECC Error", origin: "hardware", source: "kmsg",
 			hwID: xidGPU2, busID: "00000000:3A:00.0", body: "NVRM: Xid (PCI:0000:3a:00): 48, pid='<unknown>', name=<unknown>"},
 		fault31,
-		{code: 63, description: "ECC page retirement or row remapping recording event", origin: "hardware", source: "kmsg",
+		{code: 63, description: "GPU memory remapping event", origin: "hardware", source: "kmsg",
 			hwID: xidGPU2, busID: "00000000:3A:00.0", pid: 4303, name: "python3", body: "NVRM: Xid (PCI:0000:3a:00): 63, pid=4303, name=python3"},
 	}
 	// 13 (NVML: stamped on arrival) and 48 (kernel: stamped by the scenario) share a second;
@@ -229,7 +233,7 @@ func testXidReplay(t *testing.T, c *collector) {
 			body: "NVRM: Xid (PCI:0000:2a:00): 13, pid=42077, name=pt_main_thread, Graphics Exception: ESR"}},
 		{503456789, xidWant{code: 48, description: "Double Bit ECC Error", origin: "hardware", source: "kmsg",
 			hwID: replayGPU2, busID: "00000000:3A:00.0", body: "NVRM: Xid (PCI:0000:3a:00): 48, pid='<unknown>'"}},
-		{503456850, xidWant{code: 63, description: "ECC page retirement or row remapping recording event", origin: "hardware",
+		{503456850, xidWant{code: 63, description: "GPU memory remapping event", origin: "hardware",
 			source: "kmsg", hwID: replayGPU2, busID: "00000000:3A:00.0", body: "NVRM: Xid (PCI:0000:3a:00): 63, pid='<unknown>'"}},
 		// The numbered line and "GPU has fallen off the bus." merge; NVML does not list 9A.
 		{604568012, xidWant{code: 79, description: "GPU has fallen off the bus", origin: "hardware", source: "kmsg",
@@ -259,8 +263,10 @@ func testXidKernelLines(t *testing.T, c *collector) {
 	require.Len(t, xids, 1, "the Xid line, annotated")
 	x := xids[0]
 	assert.Equal(t, int64(94), x.Attrs["nvidia.gpu.xid"])
-	assert.Equal(t, "Contained ECC error", x.Attrs["nvidia.gpu.xid.description"])
+	assert.Equal(t, "Contained memory error", x.Attrs["nvidia.gpu.xid.description"])
 	assert.Equal(t, "hardware", x.Attrs["nvidia.gpu.xid.origin"])
+	assert.Equal(t, "ROBUST_CHANNEL_CONTAINED_ERROR", x.Attrs["nvidia.gpu.xid.mnemonic"])
+	assert.Equal(t, "RESTART_APP", x.Attrs["nvidia.gpu.xid.action"])
 	assert.Equal(t, "00000000:2A:00.0", x.Attrs["nvidia.gpu.pci.bus_id"])
 	assert.Equal(t, int64(5301), x.Attrs["process.pid"])
 	assert.Equal(t, "python3", x.Attrs["process.executable.name"])

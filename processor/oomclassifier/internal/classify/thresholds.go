@@ -9,67 +9,74 @@ const (
 )
 
 // Thresholds holds every threshold of every rule. Start from DefaultThresholds and
-// override what a fleet needs; zero values are not defaults.
+// override what a fleet needs; zero values are not defaults. It is also the processor's
+// `thresholds` configuration block (one struct, as memorylimiterprocessor aliases its
+// internal config): a new threshold is a field here, its default below and its bound in
+// Validate, nothing else.
 type Thresholds struct {
 	// MaxSampleAge is how old the GPU sample may be for the evidence to count as fresh;
 	// older samples lower the confidence to medium.
-	MaxSampleAge time.Duration
+	MaxSampleAge time.Duration `mapstructure:"max_sample_age"`
 
 	// gpu_fault: a fault Xid from XidBefore before the OOM to XidAfter after it.
-	XidBefore, XidAfter time.Duration
+	XidBefore time.Duration `mapstructure:"xid_before"`
+	XidAfter  time.Duration `mapstructure:"xid_after"`
 
 	// zombie_context: unattributed memory above max(ZombieMinBytes, ZombieMinFraction × total).
-	ZombieMinBytes    int64
-	ZombieMinFraction float64
+	ZombieMinBytes    int64   `mapstructure:"zombie_min_bytes"`
+	ZombieMinFraction float64 `mapstructure:"zombie_min_fraction"`
 
 	// other_tenant: processes outside the failing workload hold at least
 	// TenantMinFraction × total, or at least the request (and TenantMinBytes).
-	TenantMinFraction float64
-	TenantMinBytes    int64
+	TenantMinFraction float64 `mapstructure:"tenant_min_fraction"`
+	TenantMinBytes    int64   `mapstructure:"tenant_min_bytes"`
 
 	// worker_context_overhead: at least WorkerMinCount processes of the failing workload,
 	// each holding at most WorkerMaxBytes (a bare CUDA context), together at least
 	// WorkerMinFraction × total.
-	WorkerMinCount    int
-	WorkerMaxBytes    int64
-	WorkerMinFraction float64
+	WorkerMinCount    int     `mapstructure:"worker_min_count"`
+	WorkerMaxBytes    int64   `mapstructure:"worker_max_bytes"`
+	WorkerMinFraction float64 `mapstructure:"worker_min_fraction"`
 
 	// fragmentation: reserved − allocated at least max(requested, FragMinFraction ×
 	// reserved, FragMinBytes).
-	FragMinFraction float64
-	FragMinBytes    int64
+	FragMinFraction float64 `mapstructure:"fragmentation_min_fraction"`
+	FragMinBytes    int64   `mapstructure:"fragmentation_min_bytes"`
 
 	// memory_leak: a least-squares line over the series after its last step, lasting at
 	// least LeakMinDuration with LeakMinPoints samples, growing at least LeakMinSlope
 	// bytes/s and LeakMinGrowthFraction × total in all, with R² ≥ LeakMinR2 and growth in
 	// each of LeakSteadySegments equal spans (2..32). A step is a change of at least max(LeakStepMinBytes,
 	// LeakStepFraction × total) between samples at most LeakStepMaxGap apart.
-	LeakMinDuration       time.Duration
-	LeakMinPoints         int
-	LeakMinSlope          float64
-	LeakMinGrowthFraction float64
-	LeakMinR2             float64
-	LeakSteadySegments    int
-	LeakStepMinBytes      int64
-	LeakStepFraction      float64
-	LeakStepMaxGap        time.Duration
+	LeakMinDuration       time.Duration `mapstructure:"leak_min_duration"`
+	LeakMinPoints         int           `mapstructure:"leak_min_points"`
+	LeakMinSlope          float64       `mapstructure:"leak_min_slope_bytes_per_second"`
+	LeakMinGrowthFraction float64       `mapstructure:"leak_min_growth_fraction"`
+	LeakMinR2             float64       `mapstructure:"leak_min_r2"`
+	LeakSteadySegments    int           `mapstructure:"leak_steady_segments"`
+	LeakStepMinBytes      int64         `mapstructure:"leak_step_min_bytes"`
+	LeakStepFraction      float64       `mapstructure:"leak_step_fraction"`
+	LeakStepMaxGap        time.Duration `mapstructure:"leak_step_max_gap"`
 
 	// capacity_loss: RetiredPageBytes per retired page; Total counts as below the
 	// product's usual NVML total when short by more than SpecShortfallFraction.
 	// SpecTotals maps hw.name to that usual total.
-	RetiredPageBytes      int64
-	SpecShortfallFraction float64
-	SpecTotals            map[string]int64
+	RetiredPageBytes      int64            `mapstructure:"retired_page_bytes"`
+	SpecShortfallFraction float64          `mapstructure:"spec_shortfall_fraction"`
+	SpecTotals            map[string]int64 `mapstructure:"spec_totals"`
 
 	// workload_too_large: the failing workload's footprint is at least FullFraction ×
 	// total, and allocated is at least DenseFraction × reserved.
-	FullFraction  float64
-	DenseFraction float64
+	FullFraction  float64 `mapstructure:"full_fraction"`
+	DenseFraction float64 `mapstructure:"dense_fraction"`
 
 	// ProcessBytesTolerance: how close a listed process's bytes must be to the message's
 	// ProcessBytes to identify the failing process when its pid is not listed, as a
 	// fraction of ProcessBytes (with a floor of 64 MiB).
-	ProcessBytesTolerance float64
+	ProcessBytesTolerance float64 `mapstructure:"process_bytes_tolerance"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
 }
 
 // DefaultThresholds returns the thresholds the processor uses unless configured.

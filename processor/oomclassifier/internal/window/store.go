@@ -41,7 +41,21 @@ type Config struct {
 	MaxSamplesPerGPU   int           // points kept per series of one GPU
 	MaxProcessesPerGPU int           // process series kept per GPU
 	MaxXidsPerHost     int           // Xid events kept per host
+	// MaxAhead is how far past Now a point's timestamp may be. The window is measured back
+	// from a GPU's newest point and "caught up" is read from it, so one point from a wrong
+	// clock would otherwise push every real point out and make the host look covered.
+	MaxAhead time.Duration
+	// Now is the collector's clock; nil skips the timestamp check (tests of other things).
+	Now func() time.Time
 }
+
+// Bounds of a believable value. No GPU holds 64 TiB of device memory (the largest today hold
+// under 300 GB), and NVML counts retired pages and remapped rows in the hundreds; anything
+// beyond is a corrupt or hostile point, and a rule quoting it would quote nonsense.
+const (
+	maxPlausibleBytes = int64(1) << 46
+	maxPlausibleCount = int64(1) << 32
+)
 
 // GPUKey identifies a GPU across hosts: a gateway receives the same UUIDs from many nodes only
 // if they are the same devices, but host.name keeps nodes apart where UUIDs are absent or reused.
@@ -95,6 +109,19 @@ type Overflow struct {
 	ProcessesEvicted int
 	XidsCapped       int
 	LabelsRejected   int
+	FutureRejected   int // points stamped more than MaxAhead past Now
+	ValuesRejected   int // negative, above the GPU's limit, or beyond any real GPU
+}
+
+// Add adds the counts of o.
+func (of *Overflow) Add(o Overflow) {
+	of.GPUsEvicted += o.GPUsEvicted
+	of.SamplesCapped += o.SamplesCapped
+	of.ProcessesEvicted += o.ProcessesEvicted
+	of.XidsCapped += o.XidsCapped
+	of.LabelsRejected += o.LabelsRejected
+	of.FutureRejected += o.FutureRejected
+	of.ValuesRejected += o.ValuesRejected
 }
 
 // Store is the metric window. It is safe for concurrent use.
@@ -135,11 +162,22 @@ func New(cfg Config) *Store {
 	return &Store{cfg: cfg, hosts: make(map[string]*host)}
 }
 
-// Observe records the samples of one GPU resource.
+// Observe records the samples of one GPU resource. Points stamped too far ahead of the clock
+// and values no GPU can have are rejected and counted, never stored.
 func (s *Store) Observe(key GPUKey, info GPUInfo, samples []Sample) Overflow {
 	var of Overflow
+	latest := int64(1<<63 - 1)
+	if s.cfg.Now != nil {
+		latest = s.cfg.Now().UnixNano() + int64(s.cfg.MaxAhead)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Drop what cannot be true before a GPU is created for it: a resource of junk only must
+	// not evict a real GPU.
+	samples = s.sane(key, samples, latest, &of)
+	if len(samples) == 0 {
+		return of
+	}
 	g := s.gpu(key, &of)
 	if info.Name != "" {
 		g.info.Name = info.Name
@@ -170,6 +208,51 @@ func (s *Store) Observe(key GPUKey, info GPUInfo, samples []Sample) Overflow {
 		g.trimmed = g.newest
 	}
 	return of
+}
+
+// sane filters samples in place, keeping the plausible ones. A byte value must not exceed the
+// GPU's limit: the one in this batch, else the newest stored, else maxPlausibleBytes.
+func (s *Store) sane(key GPUKey, samples []Sample, latest int64, of *Overflow) []Sample {
+	limit := int64(-1)
+	for i := range samples {
+		if sm := &samples[i]; sm.Kind == Total && sm.V > 0 && sm.V <= maxPlausibleBytes && sm.T <= latest {
+			limit = max(limit, sm.V)
+		}
+	}
+	if limit < 0 {
+		limit = maxPlausibleBytes
+		if h := s.hosts[key.Host]; h != nil {
+			if g := h.gpus[key.HWID]; g != nil {
+				if n := len(g.gauges[Total].pts); n > 0 {
+					limit = g.gauges[Total].pts[n-1].V
+				}
+			}
+		}
+	}
+	n := 0
+	for i := range samples {
+		sm := &samples[i]
+		bound := limit
+		switch sm.Kind {
+		case Total:
+			bound = maxPlausibleBytes
+		case RetiredPages, RemappedRows, RetiredPagesPending, RemapPending, RemapFailed:
+			bound = maxPlausibleCount
+		}
+		switch {
+		case sm.T > latest:
+			of.FutureRejected++
+			continue
+		case sm.V < 0 || sm.V > bound:
+			of.ValuesRejected++
+			continue
+		}
+		if n != i { // compact only once something was dropped: a Sample is over 100 bytes
+			samples[n] = *sm
+		}
+		n++
+	}
+	return samples[:n]
 }
 
 // gpu finds or creates the entry for key, evicting the least recently updated GPU when full.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -82,7 +83,7 @@ func (s *Sim) Start() error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return fmt.Errorf("start simulator: %w", err)
 		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
+		if err := resetFile(p); err != nil {
 			return fmt.Errorf("start simulator: %w", err)
 		}
 	}
@@ -162,12 +163,29 @@ func (w *fileWriter) flush() error {
 	return errors.Join(errs...)
 }
 
-// appendFile appends text with one write, so a tailing reader sees whole lines.
+// resetFile empties path, creating it, unless it is a FIFO (or another non-regular file):
+// that is left as it is, since opening it for writing could block until a reader comes.
+func resetFile(path string) error {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil
+	}
+	return os.WriteFile(path, nil, 0o644)
+}
+
+// fifoWriteTimeout bounds a write to a FIFO whose reader does not drain it, so Stop never
+// waits on a stalled reader for long.
+const fifoWriteTimeout = time.Second
+
+// appendFile appends text with one write, so a tailing reader sees whole lines. It never
+// blocks on a FIFO: without a reader the open fails (ENXIO) and the record is lost, as a
+// kernel record is when nobody reads /dev/kmsg in time.
 func appendFile(path, text string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", path, err)
 	}
+	// Only pollable files (FIFOs) take a deadline; a regular file answers ErrNoDeadline.
+	_ = f.SetWriteDeadline(time.Now().Add(fifoWriteTimeout))
 	_, werr := f.WriteString(text)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -130,11 +131,18 @@ const maxScenarioBytes = 16 << 20
 
 // LoadScenario reads, defaults and validates the scenario file at path.
 func LoadScenario(path string) (*Scenario, error) {
-	f, err := os.Open(path)
+	// Non-blocking and regular files only: a FIFO would block the collector's start
+	// until something wrote to it.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("load scenario: %w", err)
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("load scenario %s: %w", path, err)
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("load scenario %s: not a regular file (%s)", path, info.Mode().Type())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxScenarioBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("load scenario %s: %w", path, err)

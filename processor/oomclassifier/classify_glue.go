@@ -1,0 +1,134 @@
+package oomclassifier
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/window"
+)
+
+// This file converts between the window's snapshot and the classifier, and writes the
+// classification onto the record.
+
+// classifyOOM classifies one OOM against the window and writes the attributes.
+func classifyOOM(o oomRecord, store *window.Store, th classify.Thresholds) classify.Result {
+	m := o.msg
+	oom := classify.OOM{
+		Framework: m.Framework, RequestedBytes: m.RequestedBytes, TotalBytes: m.TotalBytes,
+		FreeBytes: m.FreeBytes, AllocatedBytes: m.AllocatedBytes, ReservedBytes: m.ReservedBytes,
+		ProcessBytes: m.ProcessBytes, DeviceIndex: m.DeviceIndex, PID: o.pid, Time: o.at,
+	}
+	buf := classifyBufs.Get().(*classifyBuf)
+	defer classifyBufs.Put(buf)
+	var gpu *classify.GPUState
+	if store.SnapshotTo(&buf.snap, window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: m.DeviceIndex}) {
+		gpu = buf.gpuState()
+	}
+	res := classify.Classify(oom, gpu, th)
+	if o.timeNote != "" {
+		res.Evidence += " " + o.timeNote
+	}
+
+	attrs := o.rec.Attributes()
+	putStr(attrs, attrFramework, m.Framework)
+	for _, b := range [...]struct {
+		key string
+		v   int64
+	}{
+		{attrRequestedBytes, m.RequestedBytes}, {attrTotalBytes, m.TotalBytes}, {attrFreeBytes, m.FreeBytes},
+		{attrAllocatedBytes, m.AllocatedBytes}, {attrReservedBytes, m.ReservedBytes},
+		{attrProcessBytes, m.ProcessBytes}, {attrDeviceIndex, int64(m.DeviceIndex)},
+	} {
+		if b.v >= 0 {
+			putInt(attrs, b.key, b.v)
+		}
+	}
+	if _, set := attrs.Get(attrOtherProcesses); !set && len(m.OtherProcesses) > 0 {
+		s := attrs.PutEmptySlice(attrOtherProcesses)
+		for _, p := range m.OtherProcesses {
+			e := s.AppendEmpty().SetEmptyMap()
+			e.PutInt(attrProcessPID, int64(p.PID))
+			e.PutInt(keyBytes, p.Bytes)
+		}
+	}
+	putStr(attrs, attrCause, res.Cause)
+	if _, set := attrs.Get(attrContributing); !set && len(res.Contributing) > 0 {
+		s := attrs.PutEmptySlice(attrContributing)
+		for _, c := range res.Contributing {
+			s.AppendEmpty().SetStr(c)
+		}
+	}
+	putStr(attrs, attrConfidence, res.Confidence)
+	putStr(attrs, attrEvidence, res.Evidence)
+	putStr(attrs, attrRecommendation, res.Recommendation)
+	if gpu != nil {
+		putStr(attrs, attrHWID, gpu.HWID)
+	}
+	return res
+}
+
+// classifyBuf holds what one classification copies out of the window and converts for the
+// classifier. A full window is two 900-point series per OOM; pooling the arrays leaves the
+// classification allocating only its sentences. Nothing of it outlives classifyOOM: the
+// Result holds only strings, which are immutable and safe to keep.
+type classifyBuf struct {
+	snap          window.Snapshot
+	gpu           classify.GPUState
+	usage, series []classify.Point
+	procs         []classify.Process
+	xids          []classify.XidEvent
+}
+
+var classifyBufs = sync.Pool{New: func() any { return new(classifyBuf) }}
+
+// gpuState converts b.snap into b.gpu.
+func (b *classifyBuf) gpuState() *classify.GPUState {
+	s := &b.snap
+	b.usage = classifyPoints(b.usage, s.Usage)
+	b.procs = b.procs[:0]
+	reused := false
+	for _, p := range s.Processes {
+		cp := classify.Process{
+			PID: p.PID, Name: p.Name, ContainerID: p.ContainerID, PodUID: p.PodUID, Type: p.Type, Bytes: p.Bytes,
+		}
+		switch {
+		case len(p.Series) == 0:
+		case !reused: // the failing process: the window copies no other series
+			b.series, reused = classifyPoints(b.series, p.Series), true
+			cp.Series = b.series
+		default: // should the window ever copy more, they must not share one array
+			cp.Series = classifyPoints(nil, p.Series)
+		}
+		b.procs = append(b.procs, cp)
+	}
+	b.xids = b.xids[:0]
+	for _, x := range s.Xids {
+		b.xids = append(b.xids, classify.XidEvent{T: x.T, Code: x.Code, Fault: x.Fault, Description: x.Description})
+	}
+	b.gpu = classify.GPUState{
+		HWID: s.HWID, Name: s.Info.Name, MatchedBy: s.MatchedBy,
+		Total: s.Total, Used: s.Used, Free: s.Free, Reserved: s.Reserved, Unattributed: s.Unattributed,
+		SampleAge: s.SampleAge, Usage: nilIfEmpty(b.usage), Processes: nilIfEmpty(b.procs), Xids: nilIfEmpty(b.xids),
+		RetiredPages: s.RetiredPages, RetiredPagesPending: s.RetiredPagesPending,
+		RemappedRows: s.RemappedRows, RemapFailed: s.RemapFailed, RemapPending: s.RemapPending,
+	}
+	return &b.gpu
+}
+
+// classifyPoints converts window points (integer bytes) into dst, reusing its array.
+func classifyPoints(dst []classify.Point, ps []window.Point) []classify.Point {
+	dst = slices.Grow(dst[:0], len(ps))[:len(ps)]
+	for i, p := range ps {
+		dst[i] = classify.Point{T: p.T, V: float64(p.V)}
+	}
+	return dst
+}
+
+// nilIfEmpty keeps the classifier's reading of an empty input: nil, "none known".
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}

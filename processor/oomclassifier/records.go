@@ -1,0 +1,114 @@
+package oomclassifier
+
+import (
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/gpumem/otelcol-gpumem/internal/xid"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/parse"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/window"
+)
+
+// This file recognises OOM and Xid records: where their text lives and what it says.
+
+// recordTime is the record's own time, else when it was observed, else now: the window is
+// indexed by data time, and now is only the last resort of a record that carries neither.
+func recordTime(rec plog.LogRecord) time.Time {
+	if ts := rec.Timestamp(); ts != 0 {
+		return ts.AsTime()
+	}
+	if ts := rec.ObservedTimestamp(); ts != 0 {
+		return ts.AsTime()
+	}
+	return time.Now()
+}
+
+// messageKeys are the map-body keys that hold the text in structured logs (JSON loggers,
+// journald's MESSAGE, container runtimes' log).
+var messageKeys = [...]string{"message", "msg", "log", "error", "MESSAGE"}
+
+// eachText calls fn with each text of the record where a message can live, best first, until
+// fn returns true. withException adds the OTel exception attributes.
+func eachText(rec plog.LogRecord, withException bool, fn func(string) bool) {
+	if withException {
+		attrs := rec.Attributes()
+		msg, typ := str(attrs, attrExceptionMsg), str(attrs, attrExceptionType)
+		switch {
+		case msg != "" && typ != "":
+			if fn(typ + ": " + msg) { // the traceback's last line: some templates need the type
+				return
+			}
+		case msg != "":
+			if fn(msg) {
+				return
+			}
+		}
+		if st := str(attrs, attrExceptionST); st != "" && fn(st) {
+			return
+		}
+	}
+	body := rec.Body()
+	switch body.Type() {
+	case pcommon.ValueTypeStr:
+		fn(body.Str())
+	case pcommon.ValueTypeMap:
+		m := body.Map()
+		for _, k := range messageKeys {
+			if s := str(m, k); s != "" && fn(s) {
+				return
+			}
+		}
+	}
+}
+
+// oomRecord is a recognised OOM waiting for classification.
+type oomRecord struct {
+	rec  plog.LogRecord
+	msg  parse.Result
+	host string
+	at   time.Time
+	pid  int
+	// timeNote says why at is not the record's own timestamp; added to the evidence.
+	timeNote string
+}
+
+// findOOM parses the record's texts.
+func findOOM(rec plog.LogRecord, res pcommon.Map) (oomRecord, bool) {
+	var o oomRecord
+	found := false
+	eachText(rec, true, func(text string) bool {
+		o.msg, found = parse.Parse(text)
+		return found
+	})
+	if !found {
+		return o, false
+	}
+	o.rec, o.host, o.at, o.pid = rec, str(res, resHostName), recordTime(rec), o.msg.PID
+	if o.pid < 0 {
+		o.pid = integer(rec.Attributes(), attrProcessPID)
+	}
+	if o.pid < 0 {
+		o.pid = integer(res, attrProcessPID)
+	}
+	return o, true
+}
+
+// receiverXid reads an Xid record of the gpu_mem receiver (already annotated) as evidence.
+func receiverXid(rec plog.LogRecord, res pcommon.Map) (window.Xid, bool) {
+	if rec.EventName() != eventXid && str(rec.Attributes(), attrEventName) != eventXid {
+		return window.Xid{}, false
+	}
+	v, ok := rec.Attributes().Get(attrXid)
+	if !ok || v.Type() != pcommon.ValueTypeInt {
+		return window.Xid{}, false
+	}
+	e := xid.Lookup(int(v.Int()))
+	busID := str(rec.Attributes(), attrPCIBusID)
+	if busID == "" {
+		busID = str(res, attrPCIBusID)
+	}
+	return window.Xid{T: recordTime(rec), Code: e.Code, Fault: e.Fault, Description: e.Description,
+		HWID: str(res, attrHWID), BusID: xid.NormalizeBusID(busID)}, true
+}

@@ -1,0 +1,79 @@
+package metadata
+
+// Data point attribute names, as metadata.yaml declares them under `attributes`.
+const (
+	AttrProcessPID               = "process.pid"
+	AttrProcessVPID              = "process.vpid"
+	AttrProcessExecutableName    = "process.executable.name"
+	AttrNvidiaGpuProcessType     = "nvidia.gpu.process.type"
+	AttrContainerID              = "container.id"
+	AttrK8sPodUID                = "k8s.pod.uid"
+	AttrHwGpuTask                = "hw.gpu.task"
+	AttrNvidiaGpuRetirementCause = "nvidia.gpu.retirement.cause"
+	AttrNvidiaGpuRemapType       = "nvidia.gpu.remap.type"
+	AttrHwType                   = "hw.type"
+	AttrErrorType                = "error.type"
+	AttrNvidiaGpuXid             = "nvidia.gpu.xid"
+)
+
+// Enum values of the data point attributes above.
+const (
+	AttrNvidiaGpuProcessTypeCompute  = "compute"
+	AttrNvidiaGpuProcessTypeGraphics = "graphics"
+
+	AttrHwGpuTaskGeneral = "general"
+
+	AttrNvidiaGpuRetirementCauseSingleBitEcc = "single_bit_ecc"
+	AttrNvidiaGpuRetirementCauseDoubleBitEcc = "double_bit_ecc"
+
+	AttrNvidiaGpuRemapTypeCorrectable   = "correctable"
+	AttrNvidiaGpuRemapTypeUncorrectable = "uncorrectable"
+
+	AttrErrorTypeCorrected   = "corrected"
+	AttrErrorTypeUncorrected = "uncorrected"
+
+	// AttrHwTypeGpu is the one value of hw.type, on data points and resources alike.
+	AttrHwTypeGpu = "gpu"
+	// ResHwVendorNvidia is the one value of the hw.vendor resource attribute.
+	ResHwVendorNvidia = "nvidia"
+)
+
+// AttributeDef is one data point attribute: its name, type and, for an enum, its values.
+type AttributeDef struct {
+	Name string
+	Type string // string or int
+	Enum []string
+}
+
+// Attributes lists the data point attributes as metadata.yaml declares them;
+// TestMetadataInStep keeps the two in step.
+var Attributes = []AttributeDef{
+	{Name: AttrProcessPID, Type: "int"},
+	{Name: AttrProcessVPID, Type: "int"},
+	{Name: AttrProcessExecutableName, Type: "string"},
+	{Name: AttrNvidiaGpuProcessType, Type: "string", Enum: []string{AttrNvidiaGpuProcessTypeCompute, AttrNvidiaGpuProcessTypeGraphics}},
+	{Name: AttrContainerID, Type: "string"},
+	{Name: AttrK8sPodUID, Type: "string"},
+	{Name: AttrHwGpuTask, Type: "string", Enum: []string{AttrHwGpuTaskGeneral}},
+	{Name: AttrNvidiaGpuRetirementCause, Type: "string", Enum: []string{AttrNvidiaGpuRetirementCauseSingleBitEcc, AttrNvidiaGpuRetirementCauseDoubleBitEcc}},
+	{Name: AttrNvidiaGpuRemapType, Type: "string", Enum: []string{AttrNvidiaGpuRemapTypeCorrectable, AttrNvidiaGpuRemapTypeUncorrectable}},
+	{Name: AttrHwType, Type: "string"},
+	{Name: AttrErrorType, Type: "string", Enum: []string{AttrErrorTypeCorrected, AttrErrorTypeUncorrected}},
+	{Name: AttrNvidiaGpuXid, Type: "int"},
+}
+
+// Attributes of the Xid log records (not metric attributes, so not in metadata.yaml's
+// `attributes`; the README's Xid table documents them).
+const (
+	LogAttrEventName             = "event.name"
+	LogEventNameXid              = "nvidia.gpu.xid"
+	LogAttrXid                   = AttrNvidiaGpuXid
+	LogAttrXidDescription        = "nvidia.gpu.xid.description"
+	LogAttrXidOrigin             = "nvidia.gpu.xid.origin"
+	LogAttrXidSource             = "nvidia.gpu.xid.source"
+	LogAttrXidMnemonic           = "nvidia.gpu.xid.mnemonic"
+	LogAttrXidAction             = "nvidia.gpu.xid.action"
+	LogAttrPciBusID              = "nvidia.gpu.pci.bus_id"
+	LogAttrProcessPID            = AttrProcessPID
+	LogAttrProcessExecutableName = AttrProcessExecutableName
+)
