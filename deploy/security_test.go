@@ -49,16 +49,26 @@ func TestGatewayIsUnprivileged(t *testing.T) {
 	}
 }
 
-// Every hostPath volume is mounted read-only.
+// Every hostPath volume is mounted read-only, but for the one that holds the file_storage
+// directory (the disk queue), which is the only place the agent writes on the host.
 func TestHostPathsReadOnly(t *testing.T) {
 	for _, p := range allPods(t) {
+		storage := storageDirs(p.config)
 		for _, v := range p.volumes {
 			if v["hostPath"] == nil {
 				continue
 			}
 			m := byName(listAt(p.container, "volumeMounts"), str(v, "name"))
 			require.NotNil(t, m, "%s: hostPath volume %s is not mounted", p.source, v["name"])
-			assert.Equal(t, true, m["readOnly"], "%s: %s must be mounted readOnly", p.source, v["name"])
+			if m["readOnly"] == true {
+				continue
+			}
+			var holdsQueue bool
+			for _, d := range storage {
+				holdsQueue = holdsQueue || under(d, str(m, "mountPath"))
+			}
+			assert.True(t, holdsQueue, "%s: %s must be mounted readOnly (only the file_storage directory may be written)", p.source, v["name"])
+			assert.Equal(t, "DirectoryOrCreate", str(v, "hostPath", "type"), "%s: %s", p.source, v["name"])
 		}
 	}
 }
