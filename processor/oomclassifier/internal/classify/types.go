@@ -1,6 +1,10 @@
 package classify
 
-import "time"
+import (
+	"time"
+
+	"github.com/gpumem/otelcol-gpumem/internal/ramp"
+)
 
 // Cause names, exactly as written to gpu.oom.cause (DESIGN.md §3). Dashboards depend on them.
 const (
@@ -44,13 +48,8 @@ type OOM struct {
 	Time           time.Time // the OOM's timestamp
 }
 
-// Point is one sample of a time series. T is Unix nanoseconds rather than a time.Time: a
-// window holds thousands of points, and time.Time's location pointer makes every copy of them
-// pay write barriers and every collection scan them.
-type Point struct {
-	T int64 // Unix nanoseconds
-	V float64
-}
+// Point is one sample of a time series: the shared ramp fit's point (Unix nanoseconds, value).
+type Point = ramp.Point
 
 // Process is one process holding memory on the GPU, as the per-process metric described it.
 type Process struct {
