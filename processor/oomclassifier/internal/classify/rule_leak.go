@@ -14,7 +14,7 @@ import (
 // than one process it is partial evidence.
 func ruleMemoryLeak(f *facts) verdict {
 	if !leakRamp(f) {
-		return verdict{}
+		return predictedLeak(f) // the receiver's forecast is evidence on its own
 	}
 	l := &f.leak
 	var b strings.Builder
@@ -29,6 +29,7 @@ func ruleMemoryLeak(f *facts) verdict {
 		fmt.Fprintf(&b, "; at that rate the GPU's %s would have filled in ~%s from the start of the ramp",
 			humanBytes(f.total), humanRunway(r))
 	}
+	b.WriteString(predictionNote(f))
 	complete := l.onProcess || len(f.gpu.Processes) <= 1
 	return verdict{holds: true, evidence: b.String(), complete: complete}
 }

@@ -87,6 +87,21 @@ type GPUState struct {
 	RemapPending        bool
 
 	Xids []XidEvent // on this GPU, within the window
+
+	// Predictions are the gpu_mem receiver's predicted-OOM records for this GPU within the
+	// window, oldest first: leak evidence (rule_prediction.go).
+	Predictions []Prediction
+}
+
+// Prediction is one nvidia.gpu.memory.oom_predicted record: the receiver saw this GPU's
+// memory grow steadily and forecast it full.
+type Prediction struct {
+	T           time.Time
+	Runway      time.Duration
+	Rate        float64 // the GPU's growth, bytes/s; 0 unknown
+	PID         int     // the fastest-growing process; -1 unknown
+	Name        string  // its executable name
+	ProcessRate float64 // its own growth, bytes/s; 0 unknown
 }
 
 // Result is the classification written onto the OOM record.
