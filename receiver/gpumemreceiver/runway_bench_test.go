@@ -41,8 +41,8 @@ func BenchmarkScrapeRunway(b *testing.B) {
 			cfg.Xid = XidConfig{}
 			cfg.Runway.Enabled = bc.enabled
 			r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
-			now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-			r.now = func() time.Time { return now }
+			clk := newFakeClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+			r.now = clk.Now
 			r.newBackend = func(*Config) (backend, error) {
 				return backend{lib: newFakeNVML(gpus...), procFS: procTree(tree)}, nil
 			}
@@ -51,7 +51,7 @@ func BenchmarkScrapeRunway(b *testing.B) {
 			sec := 0
 			step := func() {
 				sec++
-				now = now.Add(time.Second)
+				clk.Set(clk.Now().Add(time.Second))
 				if !bc.growing {
 					return
 				}

@@ -3,6 +3,7 @@ package gpumemreceiver
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,8 +34,8 @@ func replayRunway(t *testing.T, name string, seconds int, mods ...func(*Config))
 	scn, err := simnvml.LoadScenario(filepath.Join("..", "..", "testdata", "scenarios", "runway", name))
 	require.NoError(t, err)
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	clock := func() time.Time { return now }
+	clk := newFakeClock(start)
+	clock := clk.Now
 	sim, err := simnvml.New(scn, simnvml.Options{Now: clock, Start: start})
 	require.NoError(t, err)
 
@@ -53,7 +54,7 @@ func replayRunway(t *testing.T, name string, seconds int, mods ...func(*Config))
 
 	run := runwayRun{runway: map[int]float64{}, growth: map[int]float64{}}
 	for sec := 0; sec <= seconds; sec++ {
-		now = start.Add(time.Duration(sec) * time.Second)
+		clk.Set(start.Add(time.Duration(sec) * time.Second))
 		md, err := r.scrapeMetrics(context.Background())
 		require.NoError(t, err)
 		for _, g := range byGPU(md) {
@@ -79,6 +80,18 @@ func replayRunway(t *testing.T, name string, seconds int, mods ...func(*Config))
 	}
 	return run
 }
+
+// fakeClock is an injected clock the test sets while the receiver's goroutines read it.
+type fakeClock struct{ ns atomic.Int64 }
+
+func newFakeClock(t time.Time) *fakeClock {
+	c := &fakeClock{}
+	c.Set(t)
+	return c
+}
+
+func (c *fakeClock) Now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *fakeClock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }
 
 // firstKey is the smallest second in m, -1 when m is empty.
 func firstKey(m map[int]float64) int {

@@ -99,14 +99,14 @@ func TestRunwayNoisyLeak(t *testing.T) {
 	g := newFakeGPU(0)
 	g.compute = []nvml.ProcessInfo{{Pid: 4242}}
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	now := start
+	clk := newFakeClock(start)
 	sink := new(consumertest.LogsSink)
-	r := startRunway(t, newFakeNVML(g), func() time.Time { return now }, nil, sink)
+	r := startRunway(t, newFakeNVML(g), clk.Now, nil, sink)
 
 	avail := g.total - g.reserved
 	present, after := 0, 0
 	for sec := 0; ; sec++ {
-		now = start.Add(time.Duration(sec) * time.Second)
+		clk.Set(start.Add(time.Duration(sec) * time.Second))
 		leak := 5*gib + int64(sec)*50*mib
 		noise := int64((rng.Float64() - 0.5) * float64(512*mib))
 		other := 2 * gib
@@ -146,12 +146,12 @@ func TestRunwayMIGInstance(t *testing.T) {
 	g.mig.slots = []*fakeInstance{inst}
 	g.memV2, g.memV1 = nvml.ERROR_NO_PERMISSION, nvml.ERROR_NO_PERMISSION
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	now := start
+	clk := newFakeClock(start)
 	sink := new(consumertest.LogsSink)
-	r := startRunway(t, newFakeNVML(g), func() time.Time { return now }, nil, sink)
+	r := startRunway(t, newFakeNVML(g), clk.Now, nil, sink)
 	var last map[string]map[string][]point
 	for sec := 0; sec <= 200; sec++ {
-		now = start.Add(time.Duration(sec) * time.Second)
+		clk.Set(start.Add(time.Duration(sec) * time.Second))
 		inst.used = gib + int64(sec)*20*mib
 		inst.compute[0].UsedGpuMemory = uint64(inst.used)
 		md, err := r.scrapeMetrics(context.Background())
@@ -175,10 +175,10 @@ func TestRunwayWithoutLogsPipeline(t *testing.T) {
 	g := newFakeGPU(0)
 	g.compute = []nvml.ProcessInfo{{Pid: 4242}}
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	r := startRunway(t, newFakeNVML(g), func() time.Time { return now }, zap.New(core), nil)
+	clk := newFakeClock(start)
+	r := startRunway(t, newFakeNVML(g), clk.Now, zap.New(core), nil)
 	for sec := 0; sec <= 400; sec++ {
-		now = start.Add(time.Duration(sec) * time.Second)
+		clk.Set(start.Add(time.Duration(sec) * time.Second))
 		g.used = 40*gib + int64(sec)*60*mib
 		g.compute[0].UsedGpuMemory = uint64(g.used)
 		_, err := r.scrapeMetrics(context.Background())
