@@ -93,6 +93,16 @@ func TestRampShapes(t *testing.T) {
 	}{
 		{"leak 30 MiB/s with ±50 MiB noise", func(s float64) float64 { return 20*gib + s*30*mib + noise[int(s)] }, true},
 		{"staircase: 100 MiB every 4 s", func(s float64) float64 { return 50*gib + math.Floor(s/4)*100*mib + noise[int(s)] }, true},
+		{"idle, a 40 GiB load in 4 s, then a 30 MiB/s leak", func(s float64) float64 {
+			switch {
+			case s < 500:
+				return 1 * gib
+			case s < 504:
+				return 1*gib + (s-499)*10*gib
+			default:
+				return 41*gib + (s-504)*30*mib + noise[int(s)]
+			}
+		}, true},
 		{"model load in 4 s, then flat", func(s float64) float64 {
 			if s < 300 {
 				return 2 * gib
