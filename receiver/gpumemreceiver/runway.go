@@ -127,9 +127,11 @@ func (t *runwayTracker) observeProcesses(mb *metadata.MetricsBuilder, rd *runway
 	}
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
-		pid, _ := dp.Attributes().Get(metadata.AttrProcessPID)
-		typ, _ := dp.Attributes().Get(metadata.AttrNvidiaGpuProcessType)
-		key := procKey{pid: pid.Int(), graphics: typ.Str() == metadata.AttrNvidiaGpuProcessTypeGraphics}
+		pid, ok := dp.Attributes().Get(metadata.AttrProcessPID)
+		if !ok {
+			continue
+		}
+		key := procKey{pid: pid.Int(), graphics: strAttr(dp.Attributes(), metadata.AttrNvidiaGpuProcessType) == metadata.AttrNvidiaGpuProcessTypeGraphics}
 		h := rd.procs[key]
 		if h == nil {
 			if len(rd.procs) >= maxRunwayProcesses {
