@@ -13,6 +13,11 @@ import (
 
 // classifyOOM classifies one OOM against the window and writes the attributes.
 func classifyOOM(o oomRecord, store *window.Store, th classify.Thresholds) classify.Result {
+	return classifyOOMWith(o, store, nil, th)
+}
+
+// classifyOOMWith is classifyOOM with the receiver's forecasts (nil: none) as evidence.
+func classifyOOMWith(o oomRecord, store *window.Store, preds *predictions, th classify.Thresholds) classify.Result {
 	m := o.msg
 	oom := classify.OOM{
 		Framework: m.Framework, RequestedBytes: m.RequestedBytes, TotalBytes: m.TotalBytes,
@@ -24,6 +29,10 @@ func classifyOOM(o oomRecord, store *window.Store, th classify.Thresholds) class
 	var gpu *classify.GPUState
 	if store.SnapshotTo(&buf.snap, window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: m.DeviceIndex}) {
 		gpu = buf.gpuState()
+		if preds != nil {
+			buf.preds = preds.forGPU(buf.preds[:0], o.host, gpu.HWID, o.at)
+			gpu.Predictions = nilIfEmpty(buf.preds)
+		}
 	}
 	res := classify.Classify(oom, gpu, th)
 	if o.timeNote != "" {
@@ -78,6 +87,7 @@ type classifyBuf struct {
 	usage, series []classify.Point
 	procs         []classify.Process
 	xids          []classify.XidEvent
+	preds         []classify.Prediction
 }
 
 var classifyBufs = sync.Pool{New: func() any { return new(classifyBuf) }}

@@ -23,6 +23,8 @@ type instance struct {
 	thresholds classify.Thresholds
 	telemetry  *metadata.TelemetryBuilder
 	clock      clock
+	// predictions are the gpu_mem receiver's predicted-OOM records, leak evidence.
+	predictions *predictions
 
 	logLimit rateLimit // per overflow reason
 
@@ -51,10 +53,11 @@ func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder,
 			MaxAhead:       cfg.MaxClockSkew,
 			Now:            clk.Now,
 		}),
-		thresholds: cfg.Thresholds,
-		telemetry:  tb,
-		waiters:    make(map[chan struct{}]struct{}),
-		bufPool:    sync.Pool{New: func() any { return new([]window.Sample) }},
+		thresholds:  cfg.Thresholds,
+		predictions: newPredictions(cfg.Window),
+		telemetry:   tb,
+		waiters:     make(map[chan struct{}]struct{}),
+		bufPool:     sync.Pool{New: func() any { return new([]window.Sample) }},
 	}
 }
 

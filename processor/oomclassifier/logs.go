@@ -135,6 +135,11 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 					p.inst.recordOverflow(ctx, p.inst.store.ObserveXid(str(res, resHostName), x))
 					continue
 				}
+				if hwID, pr, ok := receiverPrediction(rec, res); ok {
+					pr.T, _ = p.inst.plausibleTime(rec, pr.T)
+					p.inst.predictions.observe(str(res, resHostName), hwID, pr)
+					continue
+				}
 				if x, ok := kernelXid(rec, res); ok {
 					xidLines++
 					x.T, _ = p.inst.plausibleTime(rec, x.T)
@@ -157,7 +162,7 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 
 func (p *logsProcessor) classify(ctx context.Context, ooms []oomRecord) {
 	for _, o := range ooms {
-		res := classifyOOM(o, p.inst.store, p.inst.thresholds)
+		res := classifyOOMWith(o, p.inst.store, p.inst.predictions, p.inst.thresholds)
 		p.inst.telemetry.OOMs.Add(ctx, 1, metric.WithAttributes(
 			attribute.String("framework", o.msg.Framework), attribute.String("cause", res.Cause)))
 		p.inst.logger.Debug("Classified GPU OOM", zap.String("framework", o.msg.Framework),

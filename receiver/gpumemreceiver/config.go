@@ -29,6 +29,7 @@ type Config struct {
 	Simulated   SimulatedConfig `mapstructure:"simulated"`
 	Processes   ProcessesConfig `mapstructure:"processes"`
 	Xid         XidConfig       `mapstructure:"xid"`
+	Runway      RunwayConfig    `mapstructure:"runway"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -56,6 +57,21 @@ type XidConfig struct {
 	KmsgPath   string `mapstructure:"kmsg_path"`
 }
 
+// RunwayConfig configures the memory runway forecast (documentation.md, "Memory runway").
+type RunwayConfig struct {
+	Enabled bool `mapstructure:"enabled"`
+	// WarnBelow: a runway below this starts an episode, announced by one
+	// nvidia.gpu.memory.oom_predicted log record.
+	WarnBelow time.Duration `mapstructure:"warn_below"`
+	// Window is how much of each device's and process's history the fit sees.
+	Window time.Duration `mapstructure:"window"`
+	// MinDuration is how long growth must have been steady before a runway is given.
+	MinDuration time.Duration `mapstructure:"min_duration"`
+}
+
+// maxRunwayPoints bounds each history the runway keeps: 2 h of 1 s samples.
+const maxRunwayPoints = 7200
+
 // Validate checks the receiver's own keys; the controller settings validate themselves.
 func (cfg *Config) Validate() error {
 	var errs []error
@@ -74,5 +90,28 @@ func (cfg *Config) Validate() error {
 	if cfg.Processes.Enabled && cfg.Processes.ProcRoot == "" {
 		errs = append(errs, errors.New("'processes.proc_root' must not be empty when 'processes.enabled' is true"))
 	}
+	errs = append(errs, cfg.Runway.validate(cfg.CollectionInterval)...)
 	return errors.Join(errs...)
+}
+
+func (r *RunwayConfig) validate(interval time.Duration) []error {
+	if !r.Enabled {
+		return nil
+	}
+	var errs []error
+	for _, d := range [...]struct {
+		key string
+		v   time.Duration
+	}{{"runway.warn_below", r.WarnBelow}, {"runway.window", r.Window}, {"runway.min_duration", r.MinDuration}} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("'%s' must be > 0, got %s", d.key, d.v))
+		}
+	}
+	if r.MinDuration > r.Window {
+		errs = append(errs, fmt.Errorf("'runway.min_duration' (%s) must not exceed 'runway.window' (%s)", r.MinDuration, r.Window))
+	}
+	if interval > 0 && r.Window/interval > maxRunwayPoints {
+		errs = append(errs, fmt.Errorf("'runway.window' / 'collection_interval' must be at most %d samples, got %d", maxRunwayPoints, r.Window/interval))
+	}
+	return errs
 }

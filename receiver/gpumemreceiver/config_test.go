@@ -35,6 +35,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, "nvml", cfg.Backend)
 	assert.Equal(t, "/proc", cfg.Processes.ProcRoot)
 	assert.Equal(t, "/dev/kmsg", cfg.Xid.KmsgPath)
+	assert.Equal(t, RunwayConfig{Enabled: true, WarnBelow: 15 * time.Minute, Window: 10 * time.Minute, MinDuration: 2 * time.Minute}, cfg.Runway)
 
 	cfg, err = loadConfig(t, "custom")
 	require.NoError(t, err)
@@ -45,6 +46,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, "/host/proc", cfg.Processes.ProcRoot)
 	assert.False(t, cfg.Xid.NVMLEvents)
 	assert.Empty(t, cfg.Xid.KmsgPath)
+	assert.Equal(t, RunwayConfig{Enabled: true, WarnBelow: 30 * time.Minute, Window: 20 * time.Minute, MinDuration: 5 * time.Minute}, cfg.Runway)
 	assert.False(t, cfg.Metrics["nvidia.gpu.process.memory.usage"].Enabled)
 	assert.True(t, cfg.Metrics["hw.gpu.utilization"].Enabled, "an empty switch keeps the default")
 	assert.True(t, cfg.Metrics["hw.gpu.memory.usage"].Enabled, "untouched switches keep the default")
@@ -61,6 +63,8 @@ func TestConfigErrorsNameTheirKey(t *testing.T) {
 		"scenario_without_simulated": "'simulated' is only used with 'backend: simulated'",
 		"unknown_metric":             "unknown metric \"hw.gpu.memory.used\"",
 		"unknown_key":                "colection_interval",
+		"bad_runway":                 "'runway.warn_below' must be > 0, got 0s",
+		"bad_runway_window":          "'runway.window' / 'collection_interval' must be at most 7200 samples, got 36000",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(t, name)
@@ -68,4 +72,11 @@ func TestConfigErrorsNameTheirKey(t *testing.T) {
 			assert.Contains(t, err.Error(), want)
 		})
 	}
+	// Every problem at once, each naming its key.
+	_, err := loadConfig(t, "bad_runway")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "'runway.min_duration' (11m0s) must not exceed 'runway.window' (10m0s)")
+	// A switched-off forecast is not validated.
+	_, err = loadConfig(t, "runway_off")
+	require.NoError(t, err)
 }

@@ -38,6 +38,9 @@ func createDefaultConfig() component.Config {
 		Backend:              backendNVML,
 		Processes:            ProcessesConfig{Enabled: true, ProcRoot: "/proc"},
 		Xid:                  XidConfig{NVMLEvents: true, KmsgPath: defaultKmsgPath},
+		// 15 min is time to act on a page; 10 min of history gives a fit that sees through
+		// noise; 2 min of steady growth is the classifier's leak_min_duration default.
+		Runway: RunwayConfig{Enabled: true, WarnBelow: 15 * time.Minute, Window: 10 * time.Minute, MinDuration: 2 * time.Minute},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver"
 	"go.uber.org/zap"
@@ -82,6 +83,22 @@ func (r *gpuMemReceiver) emitXids(events []xidEvent) {
 	}
 }
 
+// emitLogs sends records the scraper made (predicted OOMs) to the logs pipeline. Without one,
+// each record's text goes to the collector's log instead: it is rare (one per episode) and
+// the warning is worth more than the rule against logging it.
+func (r *gpuMemReceiver) emitLogs(ld plog.Logs) {
+	if r.nextLogs == nil {
+		for _, body := range logBodies(ld) {
+			r.set.Logger.Warn("GPU out-of-memory predicted", zap.String("forecast", body),
+				zap.String("fix", "put gpu_mem in a logs pipeline to receive these as log records"))
+		}
+		return
+	}
+	if err := r.nextLogs.ConsumeLogs(context.Background(), ld); err != nil {
+		r.set.Logger.Warn("Predicted-OOM records not accepted by the next consumer", zap.Int("records", ld.LogRecordCount()), zap.Error(err))
+	}
+}
+
 func (r *gpuMemReceiver) newScraper() *metricsScraper {
 	s := &metricsScraper{
 		sess:   r.sess,
@@ -89,6 +106,9 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 		logger: r.set.Logger,
 		now:    r.now,
 		live:   map[uint32]struct{}{},
+	}
+	if r.cfg.Runway.Enabled {
+		s.runway = newRunwayTracker(r.cfg.Runway, r.cfg.CollectionInterval, r.switches, r.set.BuildInfo.Version, r.emitLogs)
 	}
 	if r.cfg.Processes.Enabled {
 		s.procs = procfs.New(r.backend.procFS)

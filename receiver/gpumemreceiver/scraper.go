@@ -25,6 +25,8 @@ type metricsScraper struct {
 
 	// pids says once when proc_root does not show NVML's pids.
 	pids pidVisibility
+	// runway forecasts the time to a full GPU (runway.go); nil when runway is off.
+	runway *runwayTracker
 
 	// scratch, reused across scrapes
 	procBuf []gpuProcess
@@ -48,6 +50,7 @@ func (s *metricsScraper) scrape(context.Context) (pmetric.Metrics, error) {
 	if s.procs != nil {
 		s.procs.Retain(s.live)
 	}
+	s.runway.flush(int64(ts))
 	md := s.mb.Emit()
 	if len(lost.errs) > 0 {
 		return md, scrapererror.NewPartialScrapeError(errors.Join(lost.errs...), lost.metrics)
@@ -129,6 +132,7 @@ func (s *metricsScraper) scrapeDevice(d *device, driver string, ts pcommon.Times
 	if s.wantProcesses() && !d.mig.enabled {
 		lost.add(s.recordProcessesOf(d, ts, mem, memOK))
 	}
+	s.observeRunway(d, driver, ts, mem, memOK)
 	if d.parent != nil {
 		return lost
 	}

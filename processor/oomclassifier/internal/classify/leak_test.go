@@ -5,7 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/gpumem/otelcol-gpumem/internal/ramp"
 )
 
 // leakGPU puts the failing process (pid 100) on a GPU with usage fn.
@@ -91,57 +92,11 @@ func TestMemoryLeakOnGPUUsage(t *testing.T) {
 	}
 }
 
-func TestFitLine(t *testing.T) {
-	s := make([]Point, 100)
-	for i := range s {
-		s[i] = Point{T: oomTime.Add(time.Duration(i) * 2 * time.Second).UnixNano(), V: 7e10 + 3e6*float64(2*i)}
-	}
-	fit := fitLine(s)
-	if !fit.ok || math.Abs(fit.slope-3e6) > 1e-3 || math.Abs(fit.r2-1) > 1e-9 || fit.dur != 198*time.Second {
-		t.Fatalf("fit %+v", fit)
-	}
-	// Same timestamps throughout: no line.
-	for i := range s {
-		s[i].T = oomTime.UnixNano()
-	}
-	if fitLine(s).ok {
-		t.Fatal("fitted a vertical series")
-	}
-}
-
-func TestFitAfterLastStep(t *testing.T) {
-	s := series(func(sec float64) float64 {
-		switch {
-		case sec < 100:
-			return 1e9
-		case sec < 500:
-			return 20e9 // step up at 100
-		default:
-			return 2e9 // step down at 500
-		}
-	})
-	fit := fitAfterLastStep(s, oomTime, 4e9, 10*time.Second)
-	if !fit.ok || fit.points != 400 || fit.startValue != 2e9 {
-		t.Fatalf("fit %+v", fit)
-	}
-	// Points after the OOM are ignored.
-	fit = fitAfterLastStep(s, oomTime.Add(-100*time.Second), 4e9, 10*time.Second)
-	if fit.points != 300 {
-		t.Fatalf("points %d, want 300", fit.points)
-	}
-	// A jump across a long gap is not a step.
-	at := func(d time.Duration) int64 { return oomTime.Add(d).UnixNano() }
-	g := []Point{{at(0), 1e9}, {at(time.Second), 1.1e9}, {at(time.Minute), 9e9}, {at(61 * time.Second), 9.1e9}}
-	if fit = fitAfterLastStep(g, time.Time{}, 4e9, 10*time.Second); fit.points != 4 {
-		t.Fatalf("points %d, want 4", fit.points)
-	}
-	// Time going backwards or NaN: no fit.
-	g[2].T = at(-time.Hour)
-	if fitAfterLastStep(g, time.Time{}, 4e9, 10*time.Second).ok {
-		t.Fatal("fitted a series going back in time")
-	}
-	g[2].T, g[2].V = at(time.Minute), math.NaN()
-	if fitAfterLastStep(g, time.Time{}, 4e9, 10*time.Second).ok {
-		t.Fatal("fitted a NaN")
+// The classifier's default leak thresholds are the shared fit's defaults, which the gpu_mem
+// receiver's runway uses: one definition of a steady ramp.
+func TestLeakThresholdsAreTheSharedCriteria(t *testing.T) {
+	th := DefaultThresholds()
+	if got, want := th.rampCriteria(), ramp.DefaultCriteria(); got != want {
+		t.Fatalf("classifier %+v, shared %+v", got, want)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // than one process it is partial evidence.
 func ruleMemoryLeak(f *facts) verdict {
 	if !leakRamp(f) {
-		return verdict{}
+		return predictedLeak(f) // the receiver's forecast is evidence on its own
 	}
 	l := &f.leak
 	var b strings.Builder
@@ -29,6 +29,7 @@ func ruleMemoryLeak(f *facts) verdict {
 		fmt.Fprintf(&b, "; at that rate the GPU's %s would have filled in ~%s from the start of the ramp",
 			humanBytes(f.total), humanRunway(r))
 	}
+	b.WriteString(predictionNote(f))
 	complete := l.onProcess || len(f.gpu.Processes) <= 1
 	return verdict{holds: true, evidence: b.String(), complete: complete}
 }
@@ -36,18 +37,7 @@ func ruleMemoryLeak(f *facts) verdict {
 // leakRamp reports whether the fit shows a leak by the thresholds. workload_too_large
 // uses it too: a workload that was still growing did not simply "not fit".
 func leakRamp(f *facts) bool {
-	l := &f.leak
-	th := f.th
-	if !l.ok || !l.steady || l.points < th.LeakMinPoints || l.dur < th.LeakMinDuration {
-		return false
-	}
-	if l.slope < th.LeakMinSlope || l.r2 < th.LeakMinR2 {
-		return false
-	}
-	if f.total > 0 && l.slope*l.dur.Seconds() < th.LeakMinGrowthFraction*float64(f.total) {
-		return false
-	}
-	return true
+	return f.leak.ramp // ramp.Criteria.Holds on the leak thresholds: the one copy of the test
 }
 
 // runway is how long the ramp needed, from its start, to fill the GPU: (total − GPU used

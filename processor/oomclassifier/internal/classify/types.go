@@ -1,6 +1,10 @@
 package classify
 
-import "time"
+import (
+	"time"
+
+	"github.com/gpumem/otelcol-gpumem/internal/ramp"
+)
 
 // Cause names, exactly as written to gpu.oom.cause (DESIGN.md §3). Dashboards depend on them.
 const (
@@ -44,13 +48,8 @@ type OOM struct {
 	Time           time.Time // the OOM's timestamp
 }
 
-// Point is one sample of a time series. T is Unix nanoseconds rather than a time.Time: a
-// window holds thousands of points, and time.Time's location pointer makes every copy of them
-// pay write barriers and every collection scan them.
-type Point struct {
-	T int64 // Unix nanoseconds
-	V float64
-}
+// Point is one sample of a time series: the shared ramp fit's point (Unix nanoseconds, value).
+type Point = ramp.Point
 
 // Process is one process holding memory on the GPU, as the per-process metric described it.
 type Process struct {
@@ -88,6 +87,21 @@ type GPUState struct {
 	RemapPending        bool
 
 	Xids []XidEvent // on this GPU, within the window
+
+	// Predictions are the gpu_mem receiver's predicted-OOM records for this GPU within the
+	// window, oldest first: leak evidence (rule_prediction.go).
+	Predictions []Prediction
+}
+
+// Prediction is one nvidia.gpu.memory.oom_predicted record: the receiver saw this GPU's
+// memory grow steadily and forecast it full.
+type Prediction struct {
+	T           time.Time
+	Runway      time.Duration
+	Rate        float64 // the GPU's growth, bytes/s; 0 unknown
+	PID         int     // the fastest-growing process; -1 unknown
+	Name        string  // its executable name
+	ProcessRate float64 // its own growth, bytes/s; 0 unknown
 }
 
 // Result is the classification written onto the OOM record.

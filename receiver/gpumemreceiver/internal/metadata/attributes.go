@@ -77,3 +77,16 @@ const (
 	LogAttrProcessPID            = AttrProcessPID
 	LogAttrProcessExecutableName = AttrProcessExecutableName
 )
+
+// Attributes of the predicted-OOM log records (documentation.md, "Memory runway"): one per
+// episode of a runway below runway.warn_below. Process attributes are those of
+// nvidia.gpu.process.memory.usage.
+const (
+	LogEventNameOOMPredicted = "nvidia.gpu.memory.oom_predicted"
+	// LogAttrRunway is the runway in seconds (double), as the metric of the same name.
+	LogAttrRunway = "nvidia.gpu.memory.runway"
+	// LogAttrGrowth is the GPU's (or MIG instance's) usage growth rate in bytes per second.
+	LogAttrGrowth = "nvidia.gpu.memory.growth"
+	// LogAttrProcessGrowth is the growing process's own rate in bytes per second.
+	LogAttrProcessGrowth = "nvidia.gpu.process.memory.growth"
+)

@@ -163,3 +163,13 @@ func (mb *MetricsBuilder) Emit() pmetric.Metrics {
 	mb.metrics = pmetric.MetricSlice{}
 	return out
 }
+
+// Points returns the data points of a metric recorded so far for the current resource; ok is
+// false when none were. Callers read them (the runway reads per-process memory) and must not
+// keep them past the next StartResource.
+func (mb *MetricsBuilder) Points(id MetricID) (pmetric.NumberDataPointSlice, bool) {
+	if !mb.enabled[id] || !mb.started[id] {
+		return pmetric.NumberDataPointSlice{}, false
+	}
+	return mb.current[id], true
+}

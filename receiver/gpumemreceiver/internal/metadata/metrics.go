@@ -38,6 +38,8 @@ const (
 	NvidiaGpuEccMode
 	HwErrors
 	NvidiaGpuXidErrors
+	NvidiaGpuMemoryRunway
+	NvidiaGpuProcessMemoryGrowth
 	metricCount
 )
 
@@ -99,6 +101,11 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuXidErrors: {Name: "nvidia.gpu.xid.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true,
 		Attributes:  []string{"nvidia.gpu.xid"},
 		Description: "Xid events seen since the receiver started."},
+	NvidiaGpuMemoryRunway: {Name: "nvidia.gpu.memory.runway", Unit: "s", Type: Gauge, Value: Double, Enabled: true,
+		Description: "Seconds until the framebuffer is full at the current steady growth (free / growth rate of usage). Absent while usage is not growing steadily (see the runway section)."},
+	NvidiaGpuProcessMemoryGrowth: {Name: "nvidia.gpu.process.memory.growth", Unit: "By/s", Type: Gauge, Value: Double, Enabled: true,
+		Attributes:  []string{"process.pid", "process.vpid", "process.executable.name", "nvidia.gpu.process.type", "container.id", "k8s.pod.uid"},
+		Description: "Steady growth rate of one process's framebuffer memory. Absent while the process's memory is not growing steadily."},
 }
 
 // MetricByName returns the ID of a metric name.

@@ -1,0 +1,81 @@
+package gpumemreceiver
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+// BenchmarkScrapeRunway is BenchmarkScrape's 8 GPUs × 16 processes at 1 s scrapes on an
+// injected clock, with the runway off, on with flat memory (the common case), and on with
+// every GPU and process leaking (the worst case: 136 full 10-minute fits per scrape).
+func BenchmarkScrapeRunway(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		enabled bool
+		growing bool
+	}{{"off", false, false}, {"flat", true, false}, {"growing", true, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			gpus := make([]*fakeGPU, 8)
+			tree := map[uint32][2]string{}
+			for i := range gpus {
+				g := newFakeGPU(i)
+				g.remap = &[4]int{0, 0, 0, 0}
+				g.ecc = &[2]uint64{0, 0}
+				for p := 0; p < 16; p++ {
+					pid := uint32(1000 + 100*i + p)
+					g.compute = append(g.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
+					tree[pid] = [2]string{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
+				}
+				gpus[i] = g
+			}
+			cfg := createDefaultConfig().(*Config)
+			cfg.Xid = XidConfig{}
+			cfg.Runway.Enabled = bc.enabled
+			r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
+			clk := newFakeClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+			r.now = clk.Now
+			r.newBackend = func(*Config) (backend, error) {
+				return backend{lib: newFakeNVML(gpus...), procFS: procTree(tree)}, nil
+			}
+			require.NoError(b, r.Start(context.Background(), componenttest.NewNopHost()))
+			b.Cleanup(func() { require.NoError(b, r.Shutdown(context.Background())) })
+			sec := 0
+			step := func() {
+				sec++
+				clk.Set(clk.Now().Add(time.Second))
+				if !bc.growing {
+					return
+				}
+				for _, g := range gpus {
+					for p := range g.compute {
+						g.compute[p].UsedGpuMemory = uint64(gib + int64(sec%3000)*mib)
+					}
+					g.used = 16 * int64(g.compute[0].UsedGpuMemory)
+				}
+			}
+			ctx := context.Background()
+			for range 700 { // fill the 10-minute window first
+				step()
+				_, err := r.scrapeMetrics(ctx)
+				require.NoError(b, err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				step()
+				if _, err := r.scrapeMetrics(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
