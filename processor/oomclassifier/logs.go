@@ -48,6 +48,7 @@ func (p *logsProcessor) Capabilities() consumer.Capabilities {
 }
 
 func (p *logsProcessor) Start(context.Context, component.Host) error {
+	p.inst.warnIfLogsOnly()
 	p.startOnce.Do(func() {
 		if p.wait <= 0 {
 			return // nothing is ever held: no worker needed
@@ -157,7 +158,7 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 
 func (p *logsProcessor) classify(ctx context.Context, ooms []oomRecord) {
 	for _, o := range ooms {
-		res := classifyOOM(o, p.inst.store, p.inst.thresholds)
+		res := classifyOOM(o, p.inst)
 		p.inst.telemetry.OOMs.Add(ctx, 1, metric.WithAttributes(
 			attribute.String("framework", o.msg.Framework), attribute.String("cause", res.Cause)))
 		p.inst.logger.Debug("Classified GPU OOM", zap.String("framework", o.msg.Framework),

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -164,7 +165,7 @@ func confidence(f *facts, v verdict) string {
 func unknownEvidence(f *facts) string {
 	var missing []string
 	if f.gpu == nil {
-		missing = append(missing, "no GPU metrics matched the OOM")
+		missing = append(missing, noGPUClause(f.oom))
 	} else {
 		if len(f.gpu.Usage) == 0 {
 			missing = append(missing, "no memory history for "+gpuName(f.gpu))
@@ -191,6 +192,37 @@ func unknownEvidence(f *facts) string {
 			shortfallClause(f))
 	}
 	return sentence("Too little data to tell: " + strings.Join(missing, ", "))
+}
+
+// noGPUClause says precisely why no GPU was matched.
+func noGPUClause(o OOM) string {
+	host := "host " + strconv.Quote(o.NoGPU.Host)
+	if o.NoGPU.Host == "" {
+		host = "records without host.name"
+	}
+	switch o.NoGPU.Reason {
+	case NoGPUNoMetricsPipeline:
+		return "no GPU metrics at all (the processor is in no metrics pipeline)"
+	case NoGPUNoHostMetrics:
+		return "no GPU metrics have arrived for " + host
+	case NoGPUMetricsTooOld:
+		return "the newest GPU metrics of " + host + " are more than " + o.NoGPU.Window.String() + " older than the OOM"
+	case NoGPUNotMatched:
+		s := "no GPU of " + host + " matched the OOM: "
+		if o.PID >= 0 {
+			s += "pid " + strconv.Itoa(o.PID) + " was not seen on exactly one of its GPUs"
+		} else {
+			s += "the record names no pid"
+		}
+		s += ", no single GPU was reporting at the OOM's time"
+		if o.DeviceIndex >= 0 {
+			s += " and none has nvidia.gpu.index " + strconv.Itoa(o.DeviceIndex) + " alone"
+		} else {
+			s += " and the message gives no device ordinal"
+		}
+		return s
+	}
+	return "no GPU metrics matched the OOM"
 }
 
 // sentence ends the evidence with a period; rules write it without one so clauses can be
