@@ -14,6 +14,8 @@ type facts struct {
 	gpu *GPUState // nil when no GPU was matched
 	th  *Thresholds
 
+	dropped []string // impossible values sanitize left out, for the evidence
+
 	total     int64    // capacity: the GPU's total, else the message's; -1 unknown
 	free      int64    // free at the failure: the message's, else the GPU's; -1 unknown
 	failing   *Process // the failing process among gpu.Processes; nil unknown
@@ -31,6 +33,9 @@ type verdict struct {
 	// fromMessage: the rule decided on the message's numbers alone, so how (or whether)
 	// the GPU was matched and how fresh its sample was do not weaken it.
 	fromMessage bool
+	// explains is how much memory the cause took from the failed request (bytes): when
+	// several rules hold, the one explaining the most is the cause (see Classify).
+	explains int64
 }
 
 // rule is one row of the causes table.
@@ -39,7 +44,8 @@ type rule struct {
 	check func(*facts) verdict
 }
 
-// rules is the causes table of DESIGN.md §3, in order: the first that holds is the cause.
+// rules is the causes table of DESIGN.md §3, in order. A fault holds first whenever it
+// holds; among the others, the one that explains the most memory is the cause.
 var rules = [...]rule{
 	{CauseGPUFault, ruleGPUFault},
 	{CauseZombieContext, ruleZombieContext},
@@ -56,33 +62,46 @@ var rules = [...]rule{
 func Classify(oom OOM, gpu *GPUState, th Thresholds) Result {
 	f := newFacts(oom, gpu, &th)
 	var res Result
-	var decided verdict
+	var held [len(rules)]verdict
+	primary := -1
 	for i := range rules {
 		v := rules[i].check(f)
 		if !v.holds {
 			continue
 		}
-		if res.Cause == "" {
-			res.Cause, decided = rules[i].cause, v
-			continue
+		held[i] = v
+		// A fault makes capacity irrelevant: it stays the cause. Otherwise the larger
+		// explanation wins, and table order breaks ties (strictly greater replaces).
+		if primary < 0 || (rules[primary].cause != CauseGPUFault && v.explains > held[primary].explains) {
+			primary = i
 		}
-		res.Contributing = append(res.Contributing, rules[i].cause)
+	}
+	var decided verdict
+	for i := range rules {
+		switch {
+		case !held[i].holds:
+		case i == primary:
+			res.Cause, decided = rules[i].cause, held[i]
+		default:
+			res.Contributing = append(res.Contributing, rules[i].cause)
+		}
 	}
 	if res.Cause == "" {
 		res.Cause = CauseUnknown
 		res.Confidence = ConfidenceLow
-		res.Evidence = unknownEvidence(f)
+		res.Evidence = sentence(strings.TrimSuffix(unknownEvidence(f), ".") + droppedClause(f))
 		res.Recommendation = recommend(CauseUnknown, f)
 		return res
 	}
 	res.Confidence = confidence(f, decided)
-	res.Evidence = sentence(decided.evidence)
+	res.Evidence = sentence(decided.evidence + droppedClause(f))
 	res.Recommendation = recommend(res.Cause, f)
 	return res
 }
 
 func newFacts(oom OOM, gpu *GPUState, th *Thresholds) *facts {
-	f := &facts{oom: oom, gpu: gpu, th: th, total: -1, free: -1}
+	oom, gpu, dropped := sanitize(oom, gpu)
+	f := &facts{oom: oom, gpu: gpu, th: th, total: -1, free: -1, dropped: dropped}
 	switch {
 	case gpu != nil && gpu.Total > 0:
 		// The GPU's own total is the MIG instance's when the OOM ran in one.
@@ -192,6 +211,15 @@ func unknownEvidence(f *facts) string {
 			shortfallClause(f))
 	}
 	return sentence("Too little data to tell: " + strings.Join(missing, ", "))
+}
+
+// droppedClause names the impossible values left out, so that a reader sees why a number
+// they expected did not count.
+func droppedClause(f *facts) string {
+	if len(f.dropped) == 0 {
+		return ""
+	}
+	return "; ignored as impossible: " + strings.Join(f.dropped, ", ")
 }
 
 // noGPUClause says precisely why no GPU was matched.
