@@ -34,6 +34,9 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	if o.timeNote != "" {
 		res.Evidence += " " + o.timeNote
 	}
+	if o.stitchNote != "" {
+		res.Evidence += " " + o.stitchNote
+	}
 
 	attrs := o.rec.Attributes()
 	putStr(attrs, attrFramework, m.Framework)

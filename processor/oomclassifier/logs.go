@@ -143,6 +143,7 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 					continue
 				}
 				if o, ok := findOOM(rec, res); ok {
+					stitch(&o, lrs, k)
 					o.at, o.timeNote = p.inst.plausibleTime(rec, o.at)
 					ooms = append(ooms, o)
 				}
