@@ -29,6 +29,7 @@ type oomCase struct {
 	// causes; nil leaves it unchecked.
 	contributing []any
 	gpuIndex     int64 // nvidia.gpu.index of the matched GPU (a MIG instance carries its parent's)
+	records      int   // when set, how many records the application's log file must yield
 }
 
 func (tc oomCase) file() string {
@@ -182,6 +183,17 @@ var oomCases = []oomCase{
 		bytes:        map[string]int64{"gpu.oom.requested_bytes": gib(8), "gpu.oom.free_bytes": gib(5.15), "gpu.oom.process_bytes": gib(48)},
 		contributing: []any{"zombie_context"},
 	},
+	{
+		// One message over six records: only stitching gives the head its numbers.
+		cause: "fragmentation", scenario: "split_fragmentation", framework: "pytorch",
+		hwID: "GPU-f7572d68-7075-44a2-a899-485ed8844c3b",
+		bytes: map[string]int64{
+			"gpu.oom.requested_bytes": gib(2.50), "gpu.oom.total_bytes": gib(39.50), "gpu.oom.free_bytes": gib(1),
+			"gpu.oom.allocated_bytes": gib(26.10), "gpu.oom.reserved_bytes": gib(26.10) + gib(11.80),
+			"gpu.oom.process_bytes": gib(38.50),
+		},
+		records: 6,
+	},
 }
 
 // TestOOMCauses runs the distribution once per cause scenario (gpu_mem simulated and
@@ -259,6 +271,15 @@ func TestOOMCauses(t *testing.T) {
 			// The record is the application's line, enriched: the body is untouched.
 			assert.Contains(t, strings.ToLower(r.Body), "out of memory")
 			assert.Contains(t, r.Attrs, "log.file.name", "the record came through file_log")
+			if tc.records > 0 {
+				n := 0
+				for _, rec := range logRecords(t, logsPath) {
+					if rec.Attrs["log.file.name"] == r.Attrs["log.file.name"] {
+						n++
+					}
+				}
+				assert.Equal(t, tc.records, n, "every line of the file passed through")
+			}
 
 			// The metrics pipeline ran through the same processor: the matched GPU's memory
 			// reached the metrics exporter unchanged.
