@@ -117,6 +117,7 @@ func newFacts(oom OOM, gpu *GPUState, th *Thresholds) *facts {
 		f.free = gpu.Free
 	}
 	f.failing, f.failingBy = findFailing(oom, gpu, th)
+	sanitizeFailing(f)
 	f.leak = fitLeak(f)
 	return f
 }

@@ -1,9 +1,6 @@
 package classify
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Values that cannot be true never decide a cause: a corrupt sample, a sender's unit bug or
 // a hostile record would otherwise become the "evidence". sanitize drops them (they become
@@ -74,23 +71,21 @@ func sanitize(oom OOM, in *GPUState) (OOM, *GPUState, []string) {
 	above(&gpu.Free, "free")
 	above(&gpu.Reserved, "driver-reserved")
 	above(&gpu.Unattributed, "unattributed")
-	gpu.Usage = plausiblePoints(gpu.Usage, limit, &dropped, "memory-usage samples")
+	var bad int
+	if gpu.Usage, bad = plausiblePoints(gpu.Usage, limit); bad > 0 {
+		dropped = append(dropped, fmt.Sprintf("%d memory-usage samples above the GPU's total", bad))
+	}
+	// Process bytes here; a process's series only where a rule reads it (sanitizeFailing).
 	copied := false
 	for i := range gpu.Processes {
-		p := &gpu.Processes[i]
-		bad := p.Bytes > limit
-		series := plausiblePoints(p.Series, limit, &dropped, fmt.Sprintf("samples of pid %d", p.PID))
-		if !bad && len(series) == len(p.Series) {
+		if gpu.Processes[i].Bytes <= limit {
 			continue
 		}
 		if !copied {
-			gpu.Processes = append([]Process(nil), gpu.Processes...)
-			p, copied = &gpu.Processes[i], true
+			gpu.Processes, copied = append([]Process(nil), gpu.Processes...), true
 		}
-		p.Series = series
-		if bad {
-			drop(&p.Bytes, "pid %d's %s", p.PID, humanBytes(p.Bytes))
-		}
+		p := &gpu.Processes[i]
+		drop(&p.Bytes, "pid %d's %s", p.PID, humanBytes(p.Bytes))
 	}
 	for cause, n := range gpu.RetiredPages {
 		if n > maxPlausibleRetired {
@@ -102,9 +97,34 @@ func sanitize(oom OOM, in *GPUState) (OOM, *GPUState, []string) {
 	return oom, gpu, dropped
 }
 
-// plausiblePoints returns s without points that are not finite or above limit; s itself when
-// all are fine.
-func plausiblePoints(s []Point, limit int64, dropped *[]string, what string) []Point {
+// sanitizeFailing drops the impossible points of the failing process's series, the only
+// process series a rule reads (the leak fit), copying the process list before changing it.
+func sanitizeFailing(f *facts) {
+	if f.failing == nil || len(f.failing.Series) == 0 || f.gpu.Total <= 0 {
+		return
+	}
+	series, bad := plausiblePoints(f.failing.Series, f.gpu.Total+f.gpu.Total/64)
+	if bad == 0 {
+		return
+	}
+	i := -1
+	for j := range f.gpu.Processes { // by address: two entries may hold equal values
+		if &f.gpu.Processes[j] == f.failing {
+			i = j
+		}
+	}
+	if i < 0 {
+		return
+	}
+	f.gpu.Processes = append([]Process(nil), f.gpu.Processes...)
+	f.failing = &f.gpu.Processes[i]
+	f.failing.Series = series
+	f.dropped = append(f.dropped, fmt.Sprintf("%d samples of pid %d above the GPU's total", bad, f.failing.PID))
+}
+
+// plausiblePoints returns s without points that are not finite or above limit (s itself when
+// all are fine, the common case, without copying) and how many it left out.
+func plausiblePoints(s []Point, limit int64) ([]Point, int) {
 	bad := 0
 	for _, p := range s {
 		if !plausible(p.V, limit) {
@@ -112,7 +132,7 @@ func plausiblePoints(s []Point, limit int64, dropped *[]string, what string) []P
 		}
 	}
 	if bad == 0 {
-		return s
+		return s, 0
 	}
 	out := make([]Point, 0, len(s)-bad)
 	for _, p := range s {
@@ -120,10 +140,10 @@ func plausiblePoints(s []Point, limit int64, dropped *[]string, what string) []P
 			out = append(out, p)
 		}
 	}
-	*dropped = append(*dropped, fmt.Sprintf("%d %s above the GPU's total", bad, what))
-	return out
+	return out, bad
 }
 
+// plausible: finite, not negative, at most limit. NaN fails both comparisons and ±Inf one.
 func plausible(v float64, limit int64) bool {
-	return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 && v <= float64(limit)
+	return v >= 0 && v <= float64(limit)
 }
