@@ -310,3 +310,23 @@ func logAccuracy(t *testing.T, byCause map[string]*tally) {
 	}
 	t.Log(b.String())
 }
+
+// TestOOMLogsPipelineOnly: a user who puts oom_classifier only in the logs pipeline is told
+// once at start, and the OOM's unknown evidence names the missing metrics side.
+func TestOOMLogsPipelineOnly(t *testing.T) {
+	t.Parallel()
+	cfg := strings.Replace(classifierConfig(classifierOptions{
+		scenario: testdata(t, "scenarios", "causes", "worker_context_overhead.yaml"),
+	}), "      processors: [oom_classifier]\n      exporters: [file/metrics]", "      exporters: [file/metrics]", 1)
+	require.Contains(t, cfg, "      receivers: [gpu_mem]\n      exporters: [file/metrics]", "metrics pipeline without the processor")
+	c := startCollector(t, cfg)
+	logsPath := filepath.Join(c.dir, "logs.jsonl")
+	ooms := waitForRecords(t, c, logsPath, 90*time.Second, 1, "the OOM record", isOOM)
+	c.stop(t)
+	require.Len(t, ooms, 1)
+	r := ooms[0]
+	assert.Equal(t, "unknown", r.Attrs["gpu.oom.cause"])
+	assert.Contains(t, r.Attrs["gpu.oom.evidence"], "the processor is in no metrics pipeline")
+	assert.NotContains(t, r.Attrs, "hw.id")
+	assert.Equal(t, 1, strings.Count(c.out.String(), "oom_classifier is in a logs pipeline only"), "warned once:\n%s", c.out.String())
+}
