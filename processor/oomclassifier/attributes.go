@@ -18,6 +18,7 @@ const (
 	attrEvidence       = "gpu.oom.evidence"
 	attrRecommendation = "gpu.oom.recommendation"
 	attrHWID           = "hw.id"
+	attrGPUIndex       = "nvidia.gpu.index"
 
 	attrXid            = "nvidia.gpu.xid"
 	attrXidDescription = "nvidia.gpu.xid.description"
@@ -36,7 +37,7 @@ const (
 var writtenAttributes = []string{
 	attrFramework, attrRequestedBytes, attrTotalBytes, attrFreeBytes, attrAllocatedBytes,
 	attrReservedBytes, attrProcessBytes, attrDeviceIndex, attrOtherProcesses, attrCause,
-	attrContributing, attrConfidence, attrEvidence, attrRecommendation, attrHWID,
+	attrContributing, attrConfidence, attrEvidence, attrRecommendation, attrHWID, attrGPUIndex,
 	attrXid, attrXidDescription, attrXidOrigin, attrXidMnemonic, attrXidAction, attrPCIBusID, attrProcessPID, attrProcessName,
 }
 
@@ -44,7 +45,7 @@ var writtenAttributes = []string{
 const (
 	resHostName = "host.name"
 	resHWName   = "hw.name"
-	resGPUIndex = "nvidia.gpu.index"
+	resGPUIndex = attrGPUIndex
 
 	metricUsage        = "hw.gpu.memory.usage"
 	metricLimit        = "hw.gpu.memory.limit"

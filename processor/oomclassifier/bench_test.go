@@ -226,6 +226,6 @@ func BenchmarkClassifyFullWindow(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		rec.Attributes().Clear()
-		classifyOOM(o, inst.store, inst.thresholds)
+		classifyOOM(o, inst)
 	}
 }

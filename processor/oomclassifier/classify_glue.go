@@ -1,8 +1,10 @@
 package oomclassifier
 
 import (
+	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/window"
@@ -11,13 +13,10 @@ import (
 // This file converts between the window's snapshot and the classifier, and writes the
 // classification onto the record.
 
-// classifyOOM classifies one OOM against the window and writes the attributes.
-func classifyOOM(o oomRecord, store *window.Store, th classify.Thresholds) classify.Result {
-	return classifyOOMWith(o, store, nil, th)
-}
-
-// classifyOOMWith is classifyOOM with the receiver's forecasts (nil: none) as evidence.
-func classifyOOMWith(o oomRecord, store *window.Store, preds *predictions, th classify.Thresholds) classify.Result {
+// classifyOOM classifies one OOM against the instance's window, with the receiver's forecasts
+// as evidence, and writes the attributes.
+func classifyOOM(o oomRecord, in *instance) classify.Result {
+	store, th, preds := in.store, in.thresholds, in.predictions
 	m := o.msg
 	oom := classify.OOM{
 		Framework: m.Framework, RequestedBytes: m.RequestedBytes, TotalBytes: m.TotalBytes,
@@ -33,10 +32,15 @@ func classifyOOMWith(o oomRecord, store *window.Store, preds *predictions, th cl
 			buf.preds = preds.forGPU(buf.preds[:0], o.host, gpu.HWID, o.at)
 			gpu.Predictions = nilIfEmpty(buf.preds)
 		}
+	} else {
+		oom.NoGPU = noGPU(o, in)
 	}
 	res := classify.Classify(oom, gpu, th)
 	if o.timeNote != "" {
 		res.Evidence += " " + o.timeNote
+	}
+	if o.stitchNote != "" {
+		res.Evidence += " " + o.stitchNote
 	}
 
 	attrs := o.rec.Attributes()
@@ -73,8 +77,28 @@ func classifyOOMWith(o oomRecord, store *window.Store, preds *predictions, th cl
 	putStr(attrs, attrRecommendation, res.Recommendation)
 	if gpu != nil {
 		putStr(attrs, attrHWID, gpu.HWID)
+		if buf.snap.Info.Index >= 0 {
+			putInt(attrs, attrGPUIndex, int64(buf.snap.Info.Index))
+		}
 	}
 	return res
+}
+
+// noGPU says why the window matched no GPU. Covered(host, t) is true when the host has a
+// point at or after t, so it answers both "any metrics at all" and "any within the window".
+func noGPU(o oomRecord, in *instance) classify.NoGPU {
+	ng := classify.NoGPU{Host: o.host, Window: in.cfg.Window}
+	switch {
+	case !in.metricsSide.Load():
+		ng.Reason = classify.NoGPUNoMetricsPipeline
+	case !in.store.Covered(o.host, time.Unix(0, math.MinInt64)):
+		ng.Reason = classify.NoGPUNoHostMetrics
+	case !in.store.Covered(o.host, o.at.Add(-in.cfg.Window)):
+		ng.Reason = classify.NoGPUMetricsTooOld
+	default:
+		ng.Reason = classify.NoGPUNotMatched
+	}
+	return ng
 }
 
 // classifyBuf holds what one classification copies out of the window and converts for the

@@ -50,7 +50,7 @@ func TestPooledClassificationMatchesFresh(t *testing.T) {
 				ProcessBytes: o.msg.ProcessBytes, DeviceIndex: o.msg.DeviceIndex, PID: o.pid, Time: o.at,
 			}, gpu, inst.thresholds)
 			o.rec.Attributes().Clear()
-			require.Equal(t, want, classifyOOM(o, inst.store, inst.thresholds), "round %d, OOM %d", round, i)
+			require.Equal(t, want, classifyOOM(o, inst), "round %d, OOM %d", round, i)
 		}
 	}
 }

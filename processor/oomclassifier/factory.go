@@ -78,6 +78,7 @@ func (f *factory) createMetrics(ctx context.Context, set processor.Settings, cfg
 	if err != nil {
 		return nil, err
 	}
+	ref.Value.metricsSide.Store(true)
 	return processorhelper.NewMetrics(ctx, set, cfg, next, ref.Value.processMetrics,
 		// Observation only reads: downstream consumers may share the data without a copy.
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),

@@ -3,6 +3,7 @@ package oomclassifier
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -27,6 +28,10 @@ type instance struct {
 	predictions *predictions
 
 	logLimit rateLimit // per overflow reason
+
+	// metricsSide is set when this id was also created in a metrics pipeline (sides.go).
+	metricsSide  atomic.Bool
+	logsOnlyOnce sync.Once
 
 	mu      sync.Mutex
 	waiters map[chan struct{}]struct{} // logs sides holding batches, woken by new metrics

@@ -48,6 +48,7 @@ func (p *logsProcessor) Capabilities() consumer.Capabilities {
 }
 
 func (p *logsProcessor) Start(context.Context, component.Host) error {
+	p.inst.warnIfLogsOnly()
 	p.startOnce.Do(func() {
 		if p.wait <= 0 {
 			return // nothing is ever held: no worker needed
@@ -147,6 +148,7 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 					continue
 				}
 				if o, ok := findOOM(rec, res); ok {
+					stitch(&o, lrs, k)
 					o.at, o.timeNote = p.inst.plausibleTime(rec, o.at)
 					ooms = append(ooms, o)
 				}
@@ -162,7 +164,7 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 
 func (p *logsProcessor) classify(ctx context.Context, ooms []oomRecord) {
 	for _, o := range ooms {
-		res := classifyOOMWith(o, p.inst.store, p.inst.predictions, p.inst.thresholds)
+		res := classifyOOM(o, p.inst)
 		p.inst.telemetry.OOMs.Add(ctx, 1, metric.WithAttributes(
 			attribute.String("framework", o.msg.Framework), attribute.String("cause", res.Cause)))
 		p.inst.logger.Debug("Classified GPU OOM", zap.String("framework", o.msg.Framework),

@@ -72,6 +72,10 @@ type oomRecord struct {
 	pid  int
 	// timeNote says why at is not the record's own timestamp; added to the evidence.
 	timeNote string
+	// text is the record's text the OOM was recognised in, for stitch.
+	text string
+	// stitchNote says the numbers came from more than this record; added to the evidence.
+	stitchNote string
 }
 
 // findOOM parses the record's texts.
@@ -80,6 +84,7 @@ func findOOM(rec plog.LogRecord, res pcommon.Map) (oomRecord, bool) {
 	found := false
 	eachText(rec, true, func(text string) bool {
 		o.msg, found = parse.Parse(text)
+		o.text = text
 		return found
 	})
 	if !found {

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -12,6 +13,8 @@ type facts struct {
 	oom OOM
 	gpu *GPUState // nil when no GPU was matched
 	th  *Thresholds
+
+	dropped []string // impossible values sanitize left out, for the evidence
 
 	total     int64    // capacity: the GPU's total, else the message's; -1 unknown
 	free      int64    // free at the failure: the message's, else the GPU's; -1 unknown
@@ -30,6 +33,9 @@ type verdict struct {
 	// fromMessage: the rule decided on the message's numbers alone, so how (or whether)
 	// the GPU was matched and how fresh its sample was do not weaken it.
 	fromMessage bool
+	// explains is how much memory the cause took from the failed request (bytes): when
+	// several rules hold, the one explaining the most is the cause (see Classify).
+	explains int64
 }
 
 // rule is one row of the causes table.
@@ -38,7 +44,8 @@ type rule struct {
 	check func(*facts) verdict
 }
 
-// rules is the causes table of DESIGN.md §3, in order: the first that holds is the cause.
+// rules is the causes table of DESIGN.md §3, in order. A fault holds first whenever it
+// holds; among the others, the one that explains the most memory is the cause.
 var rules = [...]rule{
 	{CauseGPUFault, ruleGPUFault},
 	{CauseZombieContext, ruleZombieContext},
@@ -55,33 +62,46 @@ var rules = [...]rule{
 func Classify(oom OOM, gpu *GPUState, th Thresholds) Result {
 	f := newFacts(oom, gpu, &th)
 	var res Result
-	var decided verdict
+	var held [len(rules)]verdict
+	primary := -1
 	for i := range rules {
 		v := rules[i].check(f)
 		if !v.holds {
 			continue
 		}
-		if res.Cause == "" {
-			res.Cause, decided = rules[i].cause, v
-			continue
+		held[i] = v
+		// A fault makes capacity irrelevant: it stays the cause. Otherwise the larger
+		// explanation wins, and table order breaks ties (strictly greater replaces).
+		if primary < 0 || (rules[primary].cause != CauseGPUFault && v.explains > held[primary].explains) {
+			primary = i
 		}
-		res.Contributing = append(res.Contributing, rules[i].cause)
+	}
+	var decided verdict
+	for i := range rules {
+		switch {
+		case !held[i].holds:
+		case i == primary:
+			res.Cause, decided = rules[i].cause, held[i]
+		default:
+			res.Contributing = append(res.Contributing, rules[i].cause)
+		}
 	}
 	if res.Cause == "" {
 		res.Cause = CauseUnknown
 		res.Confidence = ConfidenceLow
-		res.Evidence = unknownEvidence(f)
+		res.Evidence = sentence(strings.TrimSuffix(unknownEvidence(f), ".") + droppedClause(f))
 		res.Recommendation = recommend(CauseUnknown, f)
 		return res
 	}
 	res.Confidence = confidence(f, decided)
-	res.Evidence = sentence(decided.evidence)
+	res.Evidence = sentence(decided.evidence + droppedClause(f))
 	res.Recommendation = recommend(res.Cause, f)
 	return res
 }
 
 func newFacts(oom OOM, gpu *GPUState, th *Thresholds) *facts {
-	f := &facts{oom: oom, gpu: gpu, th: th, total: -1, free: -1}
+	oom, gpu, dropped := sanitize(oom, gpu)
+	f := &facts{oom: oom, gpu: gpu, th: th, total: -1, free: -1, dropped: dropped}
 	switch {
 	case gpu != nil && gpu.Total > 0:
 		// The GPU's own total is the MIG instance's when the OOM ran in one.
@@ -97,6 +117,7 @@ func newFacts(oom OOM, gpu *GPUState, th *Thresholds) *facts {
 		f.free = gpu.Free
 	}
 	f.failing, f.failingBy = findFailing(oom, gpu, th)
+	sanitizeFailing(f)
 	f.leak = fitLeak(f)
 	return f
 }
@@ -164,7 +185,7 @@ func confidence(f *facts, v verdict) string {
 func unknownEvidence(f *facts) string {
 	var missing []string
 	if f.gpu == nil {
-		missing = append(missing, "no GPU metrics matched the OOM")
+		missing = append(missing, noGPUClause(f.oom))
 	} else {
 		if len(f.gpu.Usage) == 0 {
 			missing = append(missing, "no memory history for "+gpuName(f.gpu))
@@ -191,6 +212,46 @@ func unknownEvidence(f *facts) string {
 			shortfallClause(f))
 	}
 	return sentence("Too little data to tell: " + strings.Join(missing, ", "))
+}
+
+// droppedClause names the impossible values left out, so that a reader sees why a number
+// they expected did not count.
+func droppedClause(f *facts) string {
+	if len(f.dropped) == 0 {
+		return ""
+	}
+	return "; ignored as impossible: " + strings.Join(f.dropped, ", ")
+}
+
+// noGPUClause says precisely why no GPU was matched.
+func noGPUClause(o OOM) string {
+	host := "host " + strconv.Quote(o.NoGPU.Host)
+	if o.NoGPU.Host == "" {
+		host = "records without host.name"
+	}
+	switch o.NoGPU.Reason {
+	case NoGPUNoMetricsPipeline:
+		return "no GPU metrics at all (the processor is in no metrics pipeline)"
+	case NoGPUNoHostMetrics:
+		return "no GPU metrics have arrived for " + host
+	case NoGPUMetricsTooOld:
+		return "the newest GPU metrics of " + host + " are more than " + o.NoGPU.Window.String() + " older than the OOM"
+	case NoGPUNotMatched:
+		s := "no GPU of " + host + " matched the OOM: "
+		if o.PID >= 0 {
+			s += "pid " + strconv.Itoa(o.PID) + " was not seen on exactly one of its GPUs"
+		} else {
+			s += "the record names no pid"
+		}
+		s += ", no single GPU was reporting at the OOM's time"
+		if o.DeviceIndex >= 0 {
+			s += " and none has nvidia.gpu.index " + strconv.Itoa(o.DeviceIndex) + " alone"
+		} else {
+			s += " and the message gives no device ordinal"
+		}
+		return s
+	}
+	return "no GPU metrics matched the OOM"
 }
 
 // sentence ends the evidence with a period; rules write it without one so clauses can be

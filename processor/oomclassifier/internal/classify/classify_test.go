@@ -88,7 +88,7 @@ func TestClassifyCauses(t *testing.T) {
 			}(),
 			cause:      CauseWorkerContextOverhead,
 			confidence: ConfidenceHigh,
-			evidence:   []string{"20 processes", "about 500.0 MiB", "9.8 GiB in all"},
+			evidence:   []string{"20 helper processes", "about 500.0 MiB", "main process's 63.0 GiB", "9.8 GiB in all"},
 		},
 		{
 			name:       "fragmentation: 20 GiB reserved but unallocated",

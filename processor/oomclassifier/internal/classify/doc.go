@@ -5,7 +5,9 @@
 // causes that also hold, a confidence, one evidence sentence and a recommendation.
 //
 // Every rule is a small pure function over a precomputed view of the inputs (facts); the
-// rules run in the order of the causes table, the first that holds is the cause and the
-// later ones that hold are contributing causes. The package is plain Go with no pdata so
-// it can be fuzzed and benchmarked on its own.
+// rules run in the order of the causes table. A fault Xid near the OOM is the cause
+// whenever it holds; otherwise the holding rule that explains the most memory is (table
+// order breaks ties), and the others that hold are contributing causes. Values that cannot
+// be true are dropped first (sanity.go) and named in the evidence. The package is plain Go
+// with no pdata so it can be fuzzed and benchmarked on its own.
 package classify

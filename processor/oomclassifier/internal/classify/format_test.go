@@ -66,4 +66,12 @@ func TestSameWorkload(t *testing.T) {
 	if !sameWorkload(&bare1, &bare1) || sameWorkload(&bare1, &bare2) {
 		t.Error("bare processes are grouped by executable name")
 	}
+	worker, main, other := Process{Name: "pt_data_worker"}, Process{Name: "python3.11"}, Process{Name: "vllm"}
+	if !sameWorkload(&worker, &main) || !sameWorkload(&main, &worker) || sameWorkload(&worker, &other) {
+		t.Error("a bare DataLoader worker belongs with a bare Python process only")
+	}
+	inContainer := Process{Name: "python3", ContainerID: "c1"}
+	if sameWorkload(&worker, &inContainer) {
+		t.Error("a bare worker never belongs with a containerised process")
+	}
 }

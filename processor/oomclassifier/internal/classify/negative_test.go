@@ -142,17 +142,24 @@ func TestRulesDoNotFire(t *testing.T) {
 	}
 }
 
-// TestContributingOrder: several causes hold; the first in table order wins and the rest
-// follow in table order.
+// TestContributingOrder: several causes hold; the one explaining the most memory wins and
+// the rest follow in table order; a fault near the OOM wins whatever the others explain.
 func TestContributingOrder(t *testing.T) {
 	// A zombie context (10 GiB), another tenant (12 GiB) and a fragmented allocator
 	// (20 GiB of 55 GiB reserved unallocated) on one GPU, with a fault Xid long before.
 	g := gpuWith(10*gib, proc(100, "python", "aaaa", 56*gib), proc(300, "other", "cccc", 12*gib))
 	g.Xids = []XidEvent{{T: oomTime.Add(-time.Hour), Code: 79, Fault: true}}
 	r := Classify(pytorchOOM(4*gib, 600*mib, 35*gib, 55*gib), g, DefaultThresholds())
-	want := []string{CauseOtherTenant, CauseFragmentation}
-	if r.Cause != CauseZombieContext || !slices.Equal(r.Contributing, want) {
-		t.Fatalf("got %q %v, want %q %v", r.Cause, r.Contributing, CauseZombieContext, want)
+	want := []string{CauseZombieContext, CauseOtherTenant}
+	if r.Cause != CauseFragmentation || !slices.Equal(r.Contributing, want) {
+		t.Fatalf("got %q %v, want %q %v", r.Cause, r.Contributing, CauseFragmentation, want)
+	}
+	// A tenant twice the zombie's size and fragmentation below both: the tenant explains most.
+	g2 := gpuWith(10*gib, proc(100, "python", "aaaa", 46*gib), proc(300, "other", "cccc", 20*gib))
+	r = Classify(pytorchOOM(4*gib, 600*mib, 35*gib, 45*gib), g2, DefaultThresholds())
+	want = []string{CauseZombieContext, CauseFragmentation}
+	if r.Cause != CauseOtherTenant || !slices.Equal(r.Contributing, want) {
+		t.Fatalf("got %q %v, want %q %v: %s", r.Cause, r.Contributing, CauseOtherTenant, want, r.Evidence)
 	}
 	// Move the Xid next to the OOM: the fault now decides and the rest contribute.
 	g.Xids[0].T = oomTime.Add(-3 * time.Second)

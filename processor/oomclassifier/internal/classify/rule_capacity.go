@@ -64,5 +64,5 @@ func ruleCapacityLoss(f *facts) verdict {
 	if specShort == 0 {
 		ev = gpuName(g) + ": " + ev
 	}
-	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: shortfallKnown && explains}
+	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: shortfallKnown && explains, explains: lost}
 }

@@ -28,5 +28,5 @@ func ruleFragmentation(f *facts) verdict {
 	if req > 0 {
 		ev += fmt.Sprintf(" for the %s request", humanBytes(req))
 	}
-	return verdict{holds: true, evidence: ev, complete: req > 0, fromMessage: true}
+	return verdict{holds: true, evidence: ev, complete: req > 0, fromMessage: true, explains: gap}
 }

@@ -31,7 +31,11 @@ func ruleMemoryLeak(f *facts) verdict {
 	}
 	b.WriteString(predictionNote(f))
 	complete := l.onProcess || len(f.gpu.Processes) <= 1
-	return verdict{holds: true, evidence: b.String(), complete: complete}
+	grown := l.slope * l.dur.Seconds()
+	if !(grown > 0) || grown > float64(maxPlausibleBytes) {
+		grown = 0
+	}
+	return verdict{holds: true, evidence: b.String(), complete: complete, explains: int64(grown)}
 }
 
 // leakRamp reports whether the fit shows a leak by the thresholds. workload_too_large

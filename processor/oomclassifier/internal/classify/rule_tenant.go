@@ -1,9 +1,6 @@
 package classify
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // ruleOtherTenant holds when processes outside the failing process's workload (another
 // container, pod, or executable) hold a large share of the GPU: at least
@@ -55,53 +52,7 @@ func ruleOtherTenant(f *facts) verdict {
 			gpuName(g), humanBytes(outside), percent(outside, f.total), humanBytes(f.total), n, where,
 			describeProcess(biggest), humanBytes(biggest.Bytes))
 	}
-	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: complete}
-}
-
-// ruleWorkerContextOverhead holds when many processes of the failing workload each hold
-// little more than a CUDA context (at most WorkerMaxBytes, typically 300–600 MiB) and
-// together hold a large share: DataLoader workers or ranks that initialised CUDA on a GPU
-// they do not compute on.
-func ruleWorkerContextOverhead(f *facts) verdict {
-	g := f.gpu
-	if g == nil || f.total <= 0 {
-		return verdict{}
-	}
-	anchor, complete := f.failing, f.failingBy == "pid"
-	count, sum := 0, int64(0)
-	if anchor != nil {
-		count, sum = smallContexts(g.Processes, anchor, f.th.WorkerMaxBytes)
-	} else {
-		// Unknown failing process: the workload with the most context-sized processes.
-		for i := range g.Processes {
-			c, s := smallContexts(g.Processes, &g.Processes[i], f.th.WorkerMaxBytes)
-			if s > sum {
-				count, sum, anchor = c, s, &g.Processes[i]
-			}
-		}
-	}
-	if anchor == nil || count == 0 || count < f.th.WorkerMinCount || float64(sum) < f.th.WorkerMinFraction*float64(f.total) {
-		return verdict{}
-	}
-	per := int64(math.Round(float64(sum) / float64(count)))
-	ev := fmt.Sprintf("%s had %d processes of the failing workload (%s) each holding about %s, no more than a CUDA context, %s in all (%s of %s)",
-		gpuName(g), count, describeWorkload(anchor), humanBytes(per), humanBytes(sum), percent(sum, f.total), humanBytes(f.total))
-	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: complete}
-}
-
-// smallContexts counts the processes of anchor's workload that hold no more than maxBytes
-// (anchor included when it is that small) and what they hold together.
-func smallContexts(ps []Process, anchor *Process, maxBytes int64) (int, int64) {
-	count, sum := 0, int64(0)
-	for i := range ps {
-		p := &ps[i]
-		if p.Bytes <= 0 || p.Bytes > maxBytes || !sameWorkload(p, anchor) {
-			continue
-		}
-		count++
-		sum += p.Bytes
-	}
-	return count, sum
+	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: complete, explains: outside}
 }
 
 // describeWorkload names a workload: its container or pod, else its executable.

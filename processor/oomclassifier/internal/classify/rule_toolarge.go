@@ -1,6 +1,9 @@
 package classify
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // ruleWorkloadTooLarge holds when the failing workload on its own does not fit: a single
 // request larger than the whole GPU (decidable from the message alone), or a footprint that
@@ -13,7 +16,8 @@ func ruleWorkloadTooLarge(f *facts) verdict {
 	}
 	if req > f.total {
 		ev := fmt.Sprintf("The single request of %s is larger than the GPU's whole %s", humanBytes(req), humanBytes(f.total))
-		return verdict{holds: true, evidence: ev, complete: true, fromMessage: true}
+		// It could never fit, whatever else held memory: it explains everything.
+		return verdict{holds: true, evidence: ev, complete: true, fromMessage: true, explains: math.MaxInt64}
 	}
 	if leakRamp(f) {
 		return verdict{}
@@ -47,5 +51,12 @@ func ruleWorkloadTooLarge(f *facts) verdict {
 	}
 	// No claim about a ramp here: a ramp too short for the leak rule can still precede this.
 	ev := fmt.Sprintf("The workload alone fills the GPU: %s (%s of the %s GPU)", what, percent(footprint, f.total), humanBytes(f.total))
-	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: fromAllocator && req > 0, fromMessage: fromAllocator && f.gpu == nil}
+	// It explains only what the workload alone overshoots the GPU by: a near-full workload
+	// that would have fit by itself yields to what else held the memory.
+	var over int64
+	if req > 0 {
+		over = max(footprint+req-f.total, 0)
+	}
+	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: fromAllocator && req > 0,
+		fromMessage: fromAllocator && f.gpu == nil, explains: over}
 }

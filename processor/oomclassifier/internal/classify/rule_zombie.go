@@ -36,7 +36,7 @@ func ruleZombieContext(f *facts) verdict {
 	}
 	ev := fmt.Sprintf("%s had %s in use (%s of %s) that no live process accounts for, above the %s the driver normally keeps",
 		gpuName(g), humanBytes(unattributed), percent(unattributed, f.total), humanBytes(f.total), humanBytesF(limit))
-	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: complete}
+	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: complete, explains: unattributed}
 }
 
 // sumProcessBytes adds the processes' bytes, ignoring unknown (negative) ones.

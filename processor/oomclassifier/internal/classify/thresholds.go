@@ -31,12 +31,15 @@ type Thresholds struct {
 	TenantMinFraction float64 `mapstructure:"tenant_min_fraction"`
 	TenantMinBytes    int64   `mapstructure:"tenant_min_bytes"`
 
-	// worker_context_overhead: at least WorkerMinCount processes of the failing workload,
-	// each holding at most WorkerMaxBytes (a bare CUDA context), together at least
-	// WorkerMinFraction × total.
-	WorkerMinCount    int     `mapstructure:"worker_min_count"`
-	WorkerMaxBytes    int64   `mapstructure:"worker_max_bytes"`
-	WorkerMinFraction float64 `mapstructure:"worker_min_fraction"`
+	// worker_context_overhead, judged by shape: at least WorkerMinCount helper processes of
+	// the failing workload besides its largest (main) process, each at most WorkerMaxBytes
+	// and WorkerMaxMainFraction × the main process, within a factor WorkerSizeSpread of
+	// each other, together at least WorkerMinFraction × total.
+	WorkerMinCount        int     `mapstructure:"worker_min_count"`
+	WorkerMaxBytes        int64   `mapstructure:"worker_max_bytes"`
+	WorkerMaxMainFraction float64 `mapstructure:"worker_max_main_fraction"`
+	WorkerSizeSpread      float64 `mapstructure:"worker_size_spread"`
+	WorkerMinFraction     float64 `mapstructure:"worker_min_fraction"`
 
 	// fragmentation: reserved − allocated at least max(requested, FragMinFraction ×
 	// reserved, FragMinBytes).
@@ -94,9 +97,15 @@ func DefaultThresholds() Thresholds {
 		ZombieMinFraction: 0.05,
 		TenantMinFraction: 0.10,
 		TenantMinBytes:    512 * mib,
-		// A CUDA context costs about 300–600 MiB; a process above 1 GiB is doing real work.
-		WorkerMinCount:    4,
-		WorkerMaxBytes:    gib,
+		// A bare CUDA context costs 300–600 MiB; cuDNN/cuBLAS workspaces, eager module
+		// loading and a few cached tensors take a helper well past 1 GiB. 4 GiB is only a
+		// ceiling: what decides is the shape (many alike, small beside the main process).
+		WorkerMinCount:        4,
+		WorkerMaxBytes:        4 * gib,
+		WorkerMaxMainFraction: 0.25,
+		// Copies of one worker differ by a few MiB of cached tensors; 1.5× tells them from
+		// unrelated small processes.
+		WorkerSizeSpread:  1.5,
 		WorkerMinFraction: 0.10,
 		FragMinFraction:   0.20,
 		FragMinBytes:      256 * mib,

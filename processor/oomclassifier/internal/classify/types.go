@@ -46,6 +46,27 @@ type OOM struct {
 	DeviceIndex    int
 	PID            int       // the failing process (message or record's process.pid), -1 unknown
 	Time           time.Time // the OOM's timestamp
+
+	// NoGPU says why no GPU was matched; read only when Classify gets a nil *GPUState.
+	NoGPU NoGPU
+}
+
+// NoGPUReason is why the metric window matched the OOM to no GPU.
+type NoGPUReason uint8
+
+const (
+	NoGPUUnstated          NoGPUReason = iota // the caller did not say
+	NoGPUNoMetricsPipeline                    // the processor sits in no metrics pipeline
+	NoGPUNoHostMetrics                        // no GPU metric of the record's host ever arrived
+	NoGPUMetricsTooOld                        // the host's newest metrics are older than the window
+	NoGPUNotMatched                           // recent metrics, but neither pid, only GPU nor ordinal chose one
+)
+
+// NoGPU describes a failed match for the evidence.
+type NoGPU struct {
+	Reason NoGPUReason
+	Host   string        // the record's host.name; "" when it has none
+	Window time.Duration // the window's length, for NoGPUMetricsTooOld
 }
 
 // Point is one sample of a time series: the shared ramp fit's point (Unix nanoseconds, value).

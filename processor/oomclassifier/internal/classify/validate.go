@@ -59,6 +59,10 @@ func (t *Thresholds) Validate() error {
 	fraction("zombie_min_fraction", t.ZombieMinFraction)
 	fraction("tenant_min_fraction", t.TenantMinFraction)
 	fraction("worker_min_fraction", t.WorkerMinFraction)
+	fraction("worker_max_main_fraction", t.WorkerMaxMainFraction)
+	if !(t.WorkerSizeSpread >= 1) { // NaN too
+		add("'worker_size_spread' must be >= 1, got %v", t.WorkerSizeSpread)
+	}
 	fraction("fragmentation_min_fraction", t.FragMinFraction)
 	fraction("leak_min_growth_fraction", t.LeakMinGrowthFraction)
 	fraction("leak_min_r2", t.LeakMinR2)
