@@ -44,6 +44,7 @@ var writtenAttributes = []string{
 const (
 	resHostName = "host.name"
 	resHWName   = "hw.name"
+	resHWModel  = "hw.model"
 	resGPUIndex = "nvidia.gpu.index"
 
 	metricUsage        = "hw.gpu.memory.usage"
