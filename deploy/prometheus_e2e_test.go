@@ -4,6 +4,7 @@ package deploy_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -24,7 +25,8 @@ import (
 
 // promServer is a real Prometheus scraping the distribution, both started by the test.
 type promServer struct {
-	api string // http://127.0.0.1:port
+	api     string    // http://127.0.0.1:port
+	started time.Time // when the collector started
 }
 
 // prometheusBinary is $PROMETHEUS_BIN, else prometheus on PATH. Without one the test is
@@ -93,20 +95,29 @@ func (l *lockedBuffer) String() string {
 }
 
 // startPrometheusStack runs deploy/prometheus/collector.yaml on the simulated built-in
-// scenario and a Prometheus that scrapes it every second with alerts.yaml loaded.
+// scenario and a Prometheus that scrapes it (its GPU metrics and its own telemetry) every
+// second with alerts.yaml loaded. The scenario's application writes its log lines (the OOM
+// at 50 s) where the configuration's file_log reads them: the one line the test adds.
 func startPrometheusStack(t *testing.T, extraEnv ...string) *promServer {
 	t.Helper()
 	promBin := prometheusBinary(t)
 	dir := t.TempDir()
-	exporterPort, promPort := freePort(t), freePort(t)
+	appLogs := filepath.Join(dir, "app")
+	require.NoError(t, os.Mkdir(appLogs, 0o700))
+	exporterPort, telemetryPort, promPort := freePort(t), freePort(t), freePort(t)
 
-	col := exec.Command(binary(t), "--config", "prometheus/collector.yaml")
+	col := exec.Command(binary(t), "--config", "prometheus/collector.yaml",
+		"--config", "yaml:receivers::gpu_mem::simulated::log_dir: "+appLogs)
 	col.Env = append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"GPUMEM_BACKEND=simulated",
 		"HOST_NAME=gpu-node-1",
 		fmt.Sprintf("PROMETHEUS_ENDPOINT=127.0.0.1:%d", exporterPort),
+		"TELEMETRY_HOST=127.0.0.1",
+		fmt.Sprintf("TELEMETRY_PORT=%d", telemetryPort),
+		"JOB_LOGS=" + filepath.Join(appLogs, "*.log"),
 	}, extraEnv...)
+	started := time.Now()
 	runProcess(t, "otelcol-gpumem", col)
 
 	rules, err := filepath.Abs("prometheus/alerts.yaml")
@@ -119,7 +130,10 @@ scrape_configs:
   - job_name: otelcol-gpumem
     static_configs:
       - targets: ["127.0.0.1:%d"]
-`, rules, exporterPort)
+  - job_name: otelcol-gpumem-self
+    static_configs:
+      - targets: ["127.0.0.1:%d"]
+`, rules, exporterPort, telemetryPort)
 	cfgPath := filepath.Join(dir, "prometheus.yml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte(cfg), 0o600))
 	prom := exec.Command(promBin,
@@ -128,7 +142,7 @@ scrape_configs:
 		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", promPort),
 	)
 	runProcess(t, "prometheus", prom)
-	return &promServer{api: fmt.Sprintf("http://127.0.0.1:%d", promPort)}
+	return &promServer{api: fmt.Sprintf("http://127.0.0.1:%d", promPort), started: started}
 }
 
 // sample is one element of an instant vector.
@@ -153,29 +167,54 @@ func (p *promServer) query(t *testing.T, q string) []sample {
 }
 
 func (p *promServer) tryQuery(q string) ([]sample, error) {
-	resp, err := http.Get(p.api + "/api/v1/query?query=" + url.QueryEscape(q))
+	var res []sample
+	err := p.get("/api/v1/query?query="+url.QueryEscape(q), "vector", &res)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("query %s: %w", q, err)
+	}
+	return res, nil
+}
+
+// series is one element of a range query's matrix.
+type series struct {
+	Metric map[string]string `json:"metric"`
+	Values [][2]any          `json:"values"`
+}
+
+// queryRange runs q over [from, to] at step 1s, as a Grafana panel does; an error fails the test.
+func (p *promServer) queryRange(t *testing.T, q string, from, to time.Time) []series {
+	t.Helper()
+	var res []series
+	path := fmt.Sprintf("/api/v1/query_range?query=%s&start=%d&end=%d&step=1", url.QueryEscape(q), from.Unix(), to.Unix())
+	require.NoError(t, p.get(path, "matrix", &res), "query_range %s", q)
+	return res
+}
+
+// get decodes the result of a Prometheus API call whose result type must be want.
+func (p *promServer) get(path, want string, result any) error {
+	resp, err := http.Get(p.api + path)
+	if err != nil {
+		return err
 	}
 	defer resp.Body.Close()
 	var body struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`
 		Data   struct {
-			ResultType string   `json:"resultType"`
-			Result     []sample `json:"result"`
+			ResultType string          `json:"resultType"`
+			Result     json.RawMessage `json:"result"`
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, fmt.Errorf("decode answer to %s: %w", q, err)
+		return fmt.Errorf("decode answer: %w", err)
 	}
 	if body.Status != "success" {
-		return nil, fmt.Errorf("query %s: %s", q, body.Error)
+		return errors.New(body.Error)
 	}
-	if body.Data.ResultType != "vector" {
-		return nil, fmt.Errorf("query %s: result type %s, want vector", q, body.Data.ResultType)
+	if body.Data.ResultType != want {
+		return fmt.Errorf("result type %s, want %s", body.Data.ResultType, want)
 	}
-	return body.Data.Result, nil
+	return json.Unmarshal(body.Data.Result, result)
 }
 
 // waitQuery polls q until check accepts its result.

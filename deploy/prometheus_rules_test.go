@@ -100,8 +100,12 @@ func TestXidFaultAlertMatchesCatalog(t *testing.T) {
 			expr = r.Expr
 		}
 	}
-	m := regexp.MustCompile(`nvidia_gpu_xid=~"([0-9|]+)"`).FindStringSubmatch(expr)
-	require.NotNil(t, m, "GPUXidFault selects codes with nvidia_gpu_xid=~\"...\"")
+	lists := regexp.MustCompile(`nvidia_gpu_xid=~"([0-9|]+)"`).FindAllStringSubmatch(expr, -1)
+	require.NotEmpty(t, lists, "GPUXidFault selects codes with nvidia_gpu_xid=~\"...\"")
+	for _, l := range lists[1:] {
+		assert.Equal(t, lists[0][1], l[1], "every selector of GPUXidFault has the same codes")
+	}
+	m := lists[0]
 	var got []int
 	for _, s := range strings.Split(m[1], "|") {
 		n, err := strconv.Atoi(s)

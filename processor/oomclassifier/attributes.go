@@ -45,6 +45,7 @@ var writtenAttributes = []string{
 const (
 	resHostName = "host.name"
 	resHWName   = "hw.name"
+	resHWModel  = "hw.model"
 	resGPUIndex = attrGPUIndex
 
 	metricUsage        = "hw.gpu.memory.usage"

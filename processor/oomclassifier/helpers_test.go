@@ -2,6 +2,7 @@ package oomclassifier
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -84,7 +85,8 @@ func (g gpuMetrics) appendTo(md pmetric.Metrics) {
 		res.PutStr(resHostName, g.host)
 	}
 	res.PutStr(attrHWID, g.hwID)
-	res.PutStr(resHWName, "NVIDIA A100-SXM4-40GB")
+	res.PutStr(resHWName, fmt.Sprintf("GPU %d", g.index))
+	res.PutStr(resHWModel, "NVIDIA A100-SXM4-40GB")
 	res.PutInt(resGPUIndex, g.index)
 	if g.busID != "" {
 		res.PutStr(attrPCIBusID, g.busID)

@@ -70,23 +70,31 @@ func observeMetrics(md pmetric.Metrics, store *window.Store, buf []window.Sample
 }
 
 // gpuResource reads what the window needs of a resource in one pass over its attributes
-// (one Get per key would scan them five times). The bus id is returned as written.
+// (one Get per key would scan them six times). The bus id is returned as written. The
+// product name (what spec_totals is keyed by) is hw.model; agents older than hw.model put it
+// in hw.name, which is read only when hw.model is absent.
 func gpuResource(res pcommon.Map) (window.GPUKey, window.GPUInfo) {
 	var key window.GPUKey
 	info := window.GPUInfo{Index: -1}
+	var model, name string
 	for k, v := range res.All() {
 		switch k {
 		case attrHWID:
 			key.HWID = strValue(v)
 		case resHostName:
 			key.Host = strValue(v)
+		case resHWModel:
+			model = strValue(v)
 		case resHWName:
-			info.Name = strValue(v)
+			name = strValue(v)
 		case attrPCIBusID:
 			info.BusID = strValue(v)
 		case resGPUIndex:
 			info.Index = intValue(v)
 		}
+	}
+	if info.Name = model; model == "" {
+		info.Name = name
 	}
 	return key, info
 }

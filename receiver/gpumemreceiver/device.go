@@ -18,9 +18,11 @@ type device struct {
 	handle nvml.Device
 	index  int
 	uuid   string
-	name   string
+	name   string // the product name NVML gives (hw.model)
 	serial string
-	busID  string
+	// firmware is the VBIOS version; "" where NVML does not give it.
+	firmware string
+	busID    string
 
 	memoryV2, utilization, compute, graphics                       support
 	retiredPages, retiredPending, remappedRows, eccMode, eccErrors support
@@ -93,6 +95,9 @@ func discover(lib nvml.Interface, logger *zap.Logger) ([]*device, string, error)
 		if serial, r := h.GetSerial(); r == nvml.SUCCESS {
 			d.serial = serial
 		}
+		if vbios, r := h.GetVbiosVersion(); r == nvml.SUCCESS {
+			d.firmware = vbios
+		}
 		if pci, r := h.GetPciInfo(); r == nvml.SUCCESS {
 			d.busID = busIDString(pci.BusId)
 			// The kernel prints bus ids its own way; one form lets Xid lines find their GPU.
@@ -122,8 +127,14 @@ func (d *device) describe(res metadata.Resource, driverVersion string) {
 	res.SetStr(metadata.ResHwID, d.uuid)
 	res.SetStr(metadata.ResHwType, metadata.AttrHwTypeGpu)
 	res.SetStr(metadata.ResHwVendor, metadata.ResHwVendorNvidia)
-	res.SetStr(metadata.ResHwName, d.name)
+	res.SetStr(metadata.ResHwName, d.shortName())
+	res.SetStr(metadata.ResHwModel, d.name)
 	res.SetStr(metadata.ResHwDriverVersion, driverVersion)
+	firmware := d.firmware
+	if d.parent != nil {
+		firmware = d.parent.firmware // a board property: NVML answers it for the GPU
+	}
+	res.SetStr(metadata.ResHwFirmwareVersion, firmware)
 	res.SetStr(metadata.ResHwSerialNumber, d.serial)
 	res.SetInt(metadata.ResNvidiaGpuIndex, int64(d.index))
 	res.SetStr(metadata.ResNvidiaGpuPciBusID, d.busID)
@@ -133,4 +144,14 @@ func (d *device) describe(res metadata.Resource, driverVersion string) {
 		res.SetInt(metadata.ResNvidiaGpuMigComputeInstanceID, d.computeInstanceID)
 		res.SetStr(metadata.ResNvidiaGpuMigProfile, d.profile)
 	}
+}
+
+// shortName is hw.name: semconv asks for an easily recognised name, and "GPU 3" is how
+// nvidia-smi and NVIDIA's tools number the boards (NVML index). A MIG instance adds its GPU
+// and compute instance ids, the pair MIG device addressing uses (nvidia-smi mig -lci).
+func (d *device) shortName() string {
+	if d.parent != nil {
+		return fmt.Sprintf("GPU %d MIG %d/%d", d.index, d.gpuInstanceID, d.computeInstanceID)
+	}
+	return fmt.Sprintf("GPU %d", d.index)
 }

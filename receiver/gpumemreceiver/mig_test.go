@@ -52,7 +52,8 @@ func TestMIGResources(t *testing.T) {
 	res := resources(md)
 	require.Len(t, res, 3)
 	assert.Equal(t, map[string]any{
-		"hw.id": "MIG-1111", "hw.type": "gpu", "hw.vendor": "nvidia", "hw.name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb",
+		"hw.id": "MIG-1111", "hw.type": "gpu", "hw.vendor": "nvidia", "hw.name": "GPU 0 MIG 1/0",
+		"hw.model": "NVIDIA A100-SXM4-40GB MIG 3g.20gb", "hw.firmware_version": "96.00.30.00.01",
 		"hw.driver_version": "570.86.15", "hw.serial_number": "1323000000000", "hw.parent": g.uuid,
 		"nvidia.gpu.index": int64(0), "nvidia.gpu.pci.bus_id": "00000000:18:00.0",
 		"nvidia.gpu.mig.gpu_instance_id": int64(1), "nvidia.gpu.mig.compute_instance_id": int64(0),

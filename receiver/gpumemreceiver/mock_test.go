@@ -17,6 +17,7 @@ const (
 // fakeGPU is a GPU for go-nvml's mock: plain fields the test sets, turned into mock funcs.
 type fakeGPU struct {
 	uuid, name, busID  string
+	vbios              string // "" answers NOT_SUPPORTED
 	total, reserved    int64
 	used               int64 // v2 used, excluding reserved
 	util               uint32
@@ -80,6 +81,7 @@ func newFakeGPU(i int) *fakeGPU {
 	return &fakeGPU{
 		uuid:  fmt.Sprintf("GPU-0000000%d-aaaa-bbbb-cccc-dddddddddddd", i),
 		name:  "NVIDIA H100 80GB HBM3",
+		vbios: "96.00.30.00.01",
 		busID: fmt.Sprintf("00000000:%02X:00.0", 0x18+i),
 		total: 81559 * mib, reserved: 512 * mib, used: 10 * gib, util: 42,
 	}
@@ -95,9 +97,15 @@ func busID(s string) [32]int8 {
 
 func (g *fakeGPU) device(index int) *mock.Device {
 	return &mock.Device{
-		GetUUIDFunc:    func() (string, nvml.Return) { return g.uuid, nvml.SUCCESS },
-		GetNameFunc:    func() (string, nvml.Return) { return g.name, nvml.SUCCESS },
-		GetSerialFunc:  func() (string, nvml.Return) { return fmt.Sprintf("13230000%05d", index), nvml.SUCCESS },
+		GetUUIDFunc:   func() (string, nvml.Return) { return g.uuid, nvml.SUCCESS },
+		GetNameFunc:   func() (string, nvml.Return) { return g.name, nvml.SUCCESS },
+		GetSerialFunc: func() (string, nvml.Return) { return fmt.Sprintf("13230000%05d", index), nvml.SUCCESS },
+		GetVbiosVersionFunc: func() (string, nvml.Return) {
+			if g.vbios == "" {
+				return "", nvml.ERROR_NOT_SUPPORTED
+			}
+			return g.vbios, nvml.SUCCESS
+		},
 		GetIndexFunc:   func() (int, nvml.Return) { return index, nvml.SUCCESS },
 		GetPciInfoFunc: func() (nvml.PciInfo, nvml.Return) { return nvml.PciInfo{BusId: busID(g.busID)}, nvml.SUCCESS },
 		GetMemoryInfo_v2Func: func() (nvml.Memory_v2, nvml.Return) {

@@ -125,8 +125,8 @@ func (s *metricsScraper) recordProcesses(procs []gpuProcess, ts pcommon.Timestam
 			attrs.PutInt(metadata.AttrProcessVPID, int64(info.VPID))
 		}
 		attrs.PutStr(metadata.AttrNvidiaGpuProcessType, p.typ)
-		if info.Comm != "" {
-			attrs.PutStr(metadata.AttrProcessExecutableName, info.Comm)
+		if info.ExecutableName != "" {
+			attrs.PutStr(metadata.AttrProcessExecutableName, info.ExecutableName)
 		}
 		if info.ContainerID != "" {
 			attrs.PutStr(metadata.AttrContainerID, info.ContainerID)

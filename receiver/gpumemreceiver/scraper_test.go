@@ -76,6 +76,8 @@ func TestScrapeMemoryAndProcesses(t *testing.T) {
 		100: {"python3", "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1b2c3d4e_aaaa_bbbb_cccc_111122223333.slice/cri-containerd-" + hex64 + ".scope\n"},
 		// pid 200 exited between NVML's list and the /proc read: no entry.
 	})
+	// process.executable.name is the exe link's base name, not comm, where the link reads.
+	fsys["100/exe"] = &fstest.MapFile{Data: []byte("/usr/local/bin/python3.11"), Mode: fs.ModeSymlink}
 	r := startWith(t, newFakeNVML(g), fsys)
 
 	md, err := r.scrapeMetrics(context.Background())
@@ -95,7 +97,7 @@ func TestScrapeMemoryAndProcesses(t *testing.T) {
 	procs := got["nvidia.gpu.process.memory.usage"]
 	require.Len(t, procs, 3)
 	assert.Equal(t, map[string]any{
-		"process.pid": int64(100), "process.vpid": int64(1), "process.executable.name": "python3", "nvidia.gpu.process.type": "compute",
+		"process.pid": int64(100), "process.vpid": int64(1), "process.executable.name": "python3.11", "nvidia.gpu.process.type": "compute",
 		"container.id": hex64, "k8s.pod.uid": "1b2c3d4e-aaaa-bbbb-cccc-111122223333",
 	}, procs[0].attrs)
 	assert.Equal(t, map[string]any{"process.pid": int64(200), "nvidia.gpu.process.type": "compute"}, procs[1].attrs,
@@ -112,16 +114,19 @@ func TestScrapeMemoryAndProcesses(t *testing.T) {
 const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func TestResourceAttributes(t *testing.T) {
-	g := newFakeGPU(2)
-	r := startWith(t, newFakeNVML(newFakeGPU(0), newFakeGPU(1), g), fstest.MapFS{})
+	g, noVBIOS := newFakeGPU(2), newFakeGPU(1)
+	noVBIOS.vbios = ""
+	r := startWith(t, newFakeNVML(newFakeGPU(0), noVBIOS, g), fstest.MapFS{})
 	md, err := r.scrapeMetrics(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 3, md.ResourceMetrics().Len())
 	assert.Equal(t, map[string]any{
-		"hw.id": g.uuid, "hw.type": "gpu", "hw.vendor": "nvidia", "hw.name": "NVIDIA H100 80GB HBM3",
-		"hw.driver_version": "570.86.15", "hw.serial_number": "1323000000002",
+		"hw.id": g.uuid, "hw.type": "gpu", "hw.vendor": "nvidia", "hw.name": "GPU 2", "hw.model": "NVIDIA H100 80GB HBM3",
+		"hw.driver_version": "570.86.15", "hw.firmware_version": "96.00.30.00.01", "hw.serial_number": "1323000000002",
 		"nvidia.gpu.index": int64(2), "nvidia.gpu.pci.bus_id": "00000000:1A:00.0",
 	}, md.ResourceMetrics().At(2).Resource().Attributes().AsRaw())
+	assert.NotContains(t, md.ResourceMetrics().At(1).Resource().Attributes().AsRaw(), "hw.firmware_version",
+		"no VBIOS version where NVML answers NOT_SUPPORTED")
 }
 
 // NOT_SUPPORTED is probed once and then never asked again; it is not an error.

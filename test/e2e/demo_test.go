@@ -19,9 +19,10 @@ import (
 const demoGPU3 = "GPU-a29e5a51-e267-3de8-f8a0-87fa47c0cac0"
 
 // demoConfig is testdata/demo/config.yaml as `make demo` runs it, with two changes a test
-// needs: the scenario's log directory moves into the test's own directory, and each debug
-// exporter becomes a file exporter of the same name suffix (the pipelines follow).
-// Everything else, the processor's settings included, stays as shipped.
+// needs: the scenario's log directory moves into the test's own directory, and each exporter
+// becomes a file exporter of the same name suffix writing there (a debug exporter's console
+// output becomes a file; the pipelines follow). Everything else, the processor's settings
+// included, stays as shipped.
 func demoConfig(t *testing.T) string {
 	t.Helper()
 	raw, err := os.ReadFile(testdata(t, "demo", "config.yaml"))
@@ -42,7 +43,8 @@ func demoConfig(t *testing.T) string {
 	renamed := map[string]string{}
 	exporters := map[string]any{}
 	for id := range cfg["exporters"].(map[string]any) {
-		require.True(t, strings.HasPrefix(id, "debug"), "the demo exports to debug only, got %s", id)
+		require.True(t, strings.HasPrefix(id, "debug") || strings.HasPrefix(id, "file"),
+			"the demo exports to debug and file only, got %s", id)
 		_, suffix, _ := strings.Cut(id, "/")
 		newID := "file/" + suffix
 		renamed[id] = newID

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -87,7 +88,9 @@ func TestSimulatedMetrics(t *testing.T) {
 		parent, isMIG := attrs["hw.parent"]
 		if !isMIG {
 			assert.Regexp(t, `^GPU-`, id)
-			assert.Equal(t, "NVIDIA H100 80GB HBM3", attrs["hw.name"])
+			assert.Equal(t, "NVIDIA H100 80GB HBM3", attrs["hw.model"])
+			assert.Equal(t, fmt.Sprintf("GPU %d", attrs["nvidia.gpu.index"]), attrs["hw.name"])
+			assert.Equal(t, "96.00.89.00.01", attrs["hw.firmware_version"], "the simulator's VBIOS version")
 			continue
 		}
 		// The built-in scenario splits GPU 7 into MIG instances.
@@ -95,7 +98,9 @@ func TestSimulatedMetrics(t *testing.T) {
 		assert.Regexp(t, `^MIG-`, id)
 		assert.Contains(t, gpus, parent, "a MIG instance's parent GPU is a resource too")
 		assert.Regexp(t, `^[1-7]g\.[0-9]+gb$`, attrs["nvidia.gpu.mig.profile"])
-		assert.Equal(t, "NVIDIA H100 80GB HBM3 MIG "+attrs["nvidia.gpu.mig.profile"].(string), attrs["hw.name"])
+		assert.Equal(t, "NVIDIA H100 80GB HBM3 MIG "+attrs["nvidia.gpu.mig.profile"].(string), attrs["hw.model"])
+		assert.Equal(t, fmt.Sprintf("GPU %d MIG %d/%d", attrs["nvidia.gpu.index"], attrs["nvidia.gpu.mig.gpu_instance_id"],
+			attrs["nvidia.gpu.mig.compute_instance_id"]), attrs["hw.name"])
 		assert.Contains(t, attrs, "nvidia.gpu.mig.gpu_instance_id")
 		assert.Contains(t, attrs, "nvidia.gpu.mig.compute_instance_id")
 	}

@@ -1,6 +1,6 @@
 package classify
 
-// defaultSpecTotals maps NVML product names (hw.name) to the total framebuffer NVML
+// defaultSpecTotals maps NVML product names (hw.model) to the total framebuffer NVML
 // usually reports for a healthy card with default ECC settings, in bytes. These are the
 // values nvidia-smi prints (MiB) on current drivers, not the marketing capacity: an
 // "80GB" H100 reports 81559 MiB. Only exact names match, so MIG instances ("… MIG 1g.10gb")

@@ -63,7 +63,7 @@ type Thresholds struct {
 
 	// capacity_loss: RetiredPageBytes per retired page; Total counts as below the
 	// product's usual NVML total when short by more than SpecShortfallFraction.
-	// SpecTotals maps hw.name to that usual total.
+	// SpecTotals maps the product name (hw.model) to that usual total.
 	RetiredPageBytes      int64            `mapstructure:"retired_page_bytes"`
 	SpecShortfallFraction float64          `mapstructure:"spec_shortfall_fraction"`
 	SpecTotals            map[string]int64 `mapstructure:"spec_totals"`

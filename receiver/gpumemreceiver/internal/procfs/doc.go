@@ -1,6 +1,7 @@
 // Package procfs reads the per-process facts the gpu_mem receiver attaches to
-// a GPU process: its executable name (/proc/<pid>/comm, never cmdline, which
-// can carry secrets), the container and Kubernetes pod it runs in
+// a GPU process: its executable name (the base name of the /proc/<pid>/exe
+// link where it can be read, else /proc/<pid>/comm; never cmdline, which can
+// carry secrets), the container and Kubernetes pod it runs in
 // (/proc/<pid>/cgroup) and its pid inside its own pid namespace
 // (/proc/<pid>/status, NSpid).
 //

@@ -14,6 +14,9 @@ const maxCached = 4096
 
 // Info is what the proc tree says about one process.
 type Info struct {
+	// ExecutableName is the base name of the /proc/<pid>/exe link's target where that link
+	// can be read (semconv's process.executable.name on Linux), else Comm.
+	ExecutableName string
 	// Comm is the executable name from /proc/<pid>/comm (at most 15 bytes,
 	// as the kernel truncates it), without the trailing newline.
 	Comm string
@@ -82,7 +85,8 @@ func (r *Reader) Retain(live map[uint32]struct{}) {
 	}
 }
 
-// read reads all three files, keeping whatever succeeds.
+// read reads the exe link and the three files, keeping whatever succeeds. An unreadable
+// exe link is no failure (see exeBase).
 func (r *Reader) read(pid uint32) (Info, error) {
 	dir := strconv.FormatUint(uint64(pid), 10)
 	var (
@@ -99,6 +103,10 @@ func (r *Reader) read(pid uint32) (Info, error) {
 		fail(err)
 	} else {
 		info.Comm = strings.TrimSuffix(string(b), "\n")
+	}
+	info.ExecutableName = exeBase(r.fsys, dir)
+	if info.ExecutableName == "" {
+		info.ExecutableName = info.Comm
 	}
 	if b, err := fs.ReadFile(r.fsys, dir+"/cgroup"); err != nil {
 		fail(err)

@@ -33,6 +33,7 @@ func testTree() *countingFS {
 		"4242/comm":   {Data: []byte("python3\n")},
 		"4242/cgroup": {Data: []byte("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6b0e7c1a_2d3f_4e5a_8b9c_0d1e2f3a4b5c.slice/cri-containerd-" + testCID + ".scope\n")},
 		"4242/status": {Data: []byte("Name:\tpython3\nNSpid:\t4242\t17\n")},
+		"4242/exe":    {Data: []byte("/usr/bin/python3.11"), Mode: fs.ModeSymlink},
 		"77/comm":     {Data: []byte("Xorg\n")},
 		"77/cgroup":   {Data: []byte("0::/system.slice/display-manager.service\n")},
 		"77/status":   {Data: []byte("Name:\tXorg\nNSpid:\t77\n")},
@@ -45,11 +46,11 @@ func TestLookup(t *testing.T) {
 
 	info, err := r.Lookup(4242)
 	require.NoError(t, err)
-	assert.Equal(t, Info{Comm: "python3", ContainerID: testCID, PodUID: testPod, VPID: 17}, info)
+	assert.Equal(t, Info{ExecutableName: "python3.11", Comm: "python3", ContainerID: testCID, PodUID: testPod, VPID: 17}, info)
 
 	info, err = r.Lookup(77)
 	require.NoError(t, err)
-	assert.Equal(t, Info{Comm: "Xorg", VPID: 77}, info)
+	assert.Equal(t, Info{ExecutableName: "Xorg", Comm: "Xorg", VPID: 77}, info, "no readable exe link: comm")
 }
 
 func TestLookupGoneProcess(t *testing.T) {

@@ -25,7 +25,7 @@ var memoryV2Version = nvml.STRUCT_VERSION(nvml.Memory_v2{}, 2)
 
 // features says which NVML feature groups a GPU answers.
 type features struct {
-	memoryInfoV2, utilization, retiredPages, remappedRows, ecc, mig, events, serial bool
+	memoryInfoV2, utilization, retiredPages, remappedRows, ecc, mig, events, serial, vbios bool
 }
 
 // device is one simulated GPU. Methods the receiver uses are implemented
@@ -62,7 +62,7 @@ func newDevice(sim *Sim, g *GPU) (*device, error) {
 		has: features{
 			memoryInfoV2: on("memory_info_v2"), utilization: on("utilization"),
 			retiredPages: on("retired_pages"), remappedRows: on("remapped_rows"),
-			ecc: on("ecc"), mig: on("mig"), events: on("events"), serial: on("serial"),
+			ecc: on("ecc"), mig: on("mig"), events: on("events"), serial: on("serial"), vbios: on("vbios"),
 		},
 	}
 	d.pciInfo = nvml.PciInfo{
@@ -114,6 +114,16 @@ func (d *device) GetSerial() (string, nvml.Return) {
 		return "", nvml.ERROR_NOT_SUPPORTED
 	}
 	return d.gpu.Serial, nvml.SUCCESS
+}
+
+func (d *device) GetVbiosVersion() (string, nvml.Return) {
+	if !d.sim.up() {
+		return "", nvml.ERROR_UNINITIALIZED
+	}
+	if !d.has.vbios {
+		return "", nvml.ERROR_NOT_SUPPORTED
+	}
+	return d.gpu.VBIOS, nvml.SUCCESS
 }
 
 func (d *device) GetPciInfo() (nvml.PciInfo, nvml.Return) {

@@ -27,6 +27,13 @@ func (s *Sim) DeviceGetSerial(d nvml.Device) (string, nvml.Return) {
 	return d.GetSerial()
 }
 
+func (s *Sim) DeviceGetVbiosVersion(d nvml.Device) (string, nvml.Return) {
+	if d == nil {
+		return "", nvml.ERROR_INVALID_ARGUMENT
+	}
+	return d.GetVbiosVersion()
+}
+
 func (s *Sim) DeviceGetPciInfo(d nvml.Device) (nvml.PciInfo, nvml.Return) {
 	if d == nil {
 		return nvml.PciInfo{}, nvml.ERROR_INVALID_ARGUMENT

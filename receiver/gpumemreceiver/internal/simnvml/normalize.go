@@ -14,6 +14,8 @@ import (
 const (
 	DefaultDriverVersion = "550.54.15"
 	DefaultGPUName       = "NVIDIA H100 80GB HBM3"
+	// DefaultVBIOSVersion has the shape nvidia-smi prints; the number is made up.
+	DefaultVBIOSVersion = "96.00.89.00.01"
 	// DefaultMemoryTotal is NVML's total for an H100 80GB: 81559 MiB.
 	DefaultMemoryTotal Bytes = 81559 << 20
 	// DefaultReserved is a typical driver/firmware reservation (memory info v2).
@@ -26,7 +28,7 @@ const (
 var dgxH100Buses = [8]int{0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb}
 
 // supportKeys are the features a GPU's supports map may switch off.
-var supportKeys = []string{"memory_info_v2", "utilization", "retired_pages", "remapped_rows", "ecc", "mig", "events", "serial"}
+var supportKeys = []string{"memory_info_v2", "utilization", "retired_pages", "remapped_rows", "ecc", "mig", "events", "serial", "vbios"}
 
 // Normalize fills in defaults and validates the scenario, returning the first
 // problem with its key path ("gpus[2].processes[0].pid: …"). It is idempotent;
@@ -114,6 +116,9 @@ func (g *GPU) normalize(path string, s *Scenario, seen map[string]string) error 
 	}
 	if g.Name == "" {
 		g.Name = DefaultGPUName
+	}
+	if g.VBIOS == "" {
+		g.VBIOS = DefaultVBIOSVersion
 	}
 	if g.Serial == "" {
 		g.Serial = fmt.Sprintf("16549220%05d", 10417+idx)

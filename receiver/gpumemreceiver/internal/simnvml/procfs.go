@@ -15,6 +15,9 @@ import (
 type procFS struct {
 	sim   *Sim
 	files fstest.MapFS
+	// links are the exe links, apart from files: opening one would follow it to an
+	// executable the tree does not hold, so they are only read as links.
+	links fstest.MapFS
 	// lives are each pid's process entries (one per GPU or MIG instance it uses).
 	lives map[string][]procLife
 }
@@ -41,10 +44,11 @@ func (l procLife) live(t time.Duration) bool {
 var (
 	_ fs.FS         = (*procFS)(nil)
 	_ fs.ReadFileFS = (*procFS)(nil)
+	_ fs.ReadLinkFS = (*procFS)(nil)
 )
 
 func newProcFS(s *Sim) *procFS {
-	p := &procFS{sim: s, files: fstest.MapFS{}, lives: map[string][]procLife{}}
+	p := &procFS{sim: s, files: fstest.MapFS{}, links: fstest.MapFS{}, lives: map[string][]procLife{}}
 	s.scn.eachProcess(func(_ string, proc *Process, g *GPU, inst *MIGInstance) {
 		dir := strconv.FormatUint(uint64(proc.PID), 10)
 		p.lives[dir] = append(p.lives[dir], procLife{dev: s.devices[*g.Index], inst: inst, p: proc})
@@ -54,6 +58,9 @@ func newProcFS(s *Sim) *procFS {
 		p.files[dir+"/comm"] = &fstest.MapFile{Data: []byte(comm(proc.Name) + "\n"), Mode: 0o444}
 		p.files[dir+"/cgroup"] = &fstest.MapFile{Data: []byte(cgroupOf(proc)), Mode: 0o444}
 		p.files[dir+"/status"] = &fstest.MapFile{Data: []byte(statusOf(proc)), Mode: 0o444}
+		if exe := exeOf(proc); exe != "" {
+			p.links[dir+"/exe"] = &fstest.MapFile{Data: []byte(exe), Mode: fs.ModeSymlink | 0o777}
+		}
 	})
 	return p
 }
@@ -64,6 +71,19 @@ func comm(name string) string {
 		return name[:15]
 	}
 	return name
+}
+
+// exeOf is the target of the process's exe link: its exe key, else /usr/bin/<name>
+// (the name untruncated, as the link has it); "-" means the link cannot be read.
+func exeOf(p *Process) string {
+	switch p.Exe {
+	case "-":
+		return ""
+	case "":
+		return "/usr/bin/" + p.Name
+	default:
+		return p.Exe
+	}
 }
 
 // cgroupOf is the process's cgroup file: the literal one, or a cgroup v2
@@ -135,6 +155,25 @@ func (p *procFS) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 	}
 	return p.files.ReadFile(name)
+}
+
+// ReadLink implements fs.ReadLinkFS.
+func (p *procFS) ReadLink(name string) (string, error) {
+	if !fs.ValidPath(name) || !p.visible(name) {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrNotExist}
+	}
+	return p.links.ReadLink(name)
+}
+
+// Lstat implements fs.ReadLinkFS.
+func (p *procFS) Lstat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) || !p.visible(name) {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrNotExist}
+	}
+	if info, err := p.links.Lstat(name); err == nil {
+		return info, nil
+	}
+	return p.files.Lstat(name)
 }
 
 // snapshot is the tree of live processes, for listing the root.

@@ -20,8 +20,8 @@ gpus:
       - {pid: 100, name: a-very-long-process-name, container_id: 3f9a1e0c2b7d4c5e8a6f1b2d3c4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a,
          pod_uid: 6b0e7c1a-2d3f-4e5a-8b9c-0d1e2f3a4b5c, vpid: 7, memory: 1GiB}
       - {pid: 200, name: worker, container_id: 3f9a1e0c2b7d4c5e8a6f1b2d3c4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a, memory: 1GiB, start: 10s, stop: 20s}
-      - {pid: 300, name: host, memory: 1GiB}
-      - {pid: 400, name: literal, cgroup: "0::/system.slice/crio-0000000000000000000000000000000000000000000000000000000000000001.scope", memory: 1GiB}
+      - {pid: 300, name: host, exe: "-", memory: 1GiB}
+      - {pid: 400, name: literal, exe: "/opt/bin/server (deleted)", cgroup: "0::/system.slice/crio-0000000000000000000000000000000000000000000000000000000000000001.scope", memory: 1GiB}
   - processes:
       - {pid: 200, name: worker, container_id: 3f9a1e0c2b7d4c5e8a6f1b2d3c4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a, memory: 1GiB, start: 30s, stop: 40s}
 `
@@ -34,19 +34,21 @@ func TestProcFSFollowsTheClock(t *testing.T) {
 	info, err := r.Lookup(100)
 	require.NoError(t, err)
 	assert.Equal(t, procfs.Info{
-		Comm:        "a-very-long-pro", // the kernel keeps 15 bytes
-		ContainerID: "3f9a1e0c2b7d4c5e8a6f1b2d3c4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a",
-		PodUID:      "6b0e7c1a-2d3f-4e5a-8b9c-0d1e2f3a4b5c",
-		VPID:        7,
+		ExecutableName: "a-very-long-process-name", // from the exe link, whole
+		Comm:           "a-very-long-pro",          // the kernel keeps 15 bytes
+		ContainerID:    "3f9a1e0c2b7d4c5e8a6f1b2d3c4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a",
+		PodUID:         "6b0e7c1a-2d3f-4e5a-8b9c-0d1e2f3a4b5c",
+		VPID:           7,
 	}, info)
 
 	info, err = r.Lookup(300)
 	require.NoError(t, err)
-	assert.Equal(t, procfs.Info{Comm: "host", VPID: 300}, info)
+	assert.Equal(t, procfs.Info{ExecutableName: "host", Comm: "host", VPID: 300}, info, "exe unreadable: comm")
 
 	info, err = r.Lookup(400)
 	require.NoError(t, err)
 	assert.Equal(t, "0000000000000000000000000000000000000000000000000000000000000001", info.ContainerID)
+	assert.Equal(t, "server", info.ExecutableName)
 
 	_, err = r.Lookup(200)
 	assert.True(t, errors.Is(err, fs.ErrNotExist), "pid 200 has not started")

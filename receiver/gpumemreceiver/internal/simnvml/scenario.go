@@ -41,7 +41,9 @@ type GPU struct {
 	UUID   string `yaml:"uuid,omitempty"`
 	Name   string `yaml:"name,omitempty"`
 	Serial string `yaml:"serial,omitempty"`
-	BusID  string `yaml:"bus_id,omitempty"`
+	// VBIOS is the version GetVbiosVersion answers.
+	VBIOS string `yaml:"vbios,omitempty"`
+	BusID string `yaml:"bus_id,omitempty"`
 	// MemoryTotal is the framebuffer NVML reports as total.
 	MemoryTotal Bytes `yaml:"memory_total,omitempty"`
 	// Reserved is what the driver and firmware keep (memory info v2).
@@ -90,6 +92,9 @@ type ECCErrors struct {
 type Process struct {
 	PID  uint32 `yaml:"pid"`
 	Name string `yaml:"name"`
+	// Exe is the target of /proc/<pid>/exe; omitted, /usr/bin/<name>; "-" makes the link
+	// unreadable (another user's process without CAP_SYS_PTRACE), leaving comm.
+	Exe string `yaml:"exe,omitempty"`
 	// Type is compute (default), graphics, or both.
 	Type string `yaml:"type,omitempty"`
 	// Cgroup is the literal /proc/<pid>/cgroup content. Without it, one is
