@@ -119,7 +119,8 @@ var labelValues = regexp.MustCompile(`^label_values\((.+),\s*(\w+)\)$`)
 // every variable at All (allValue .*), once with the per-GPU row at GPU 3, the leaking GPU.
 func TestGrafanaDashboard(t *testing.T) {
 	d, queries := loadDashboard(t)
-	p := startPrometheusStack(t)
+	// The built-in scenario's leak lasts 50 s: forecast from 20 s of growth.
+	p := startPrometheusStack(t, "GPUMEM_RUNWAY_WINDOW=1m", "GPUMEM_RUNWAY_MIN_DURATION=20s")
 	// The classified OOM reaches Prometheus through the collector's own telemetry.
 	p.waitQuery(t, 120*time.Second, `otelcol_processor_oom_classifier_ooms{host_name="gpu-node-1"}`, func(s []sample) bool { return len(s) > 0 })
 	time.Sleep(3 * time.Second) // a few more scrapes after it
