@@ -38,6 +38,7 @@ const (
 	NvidiaGpuEccMode
 	HwErrors
 	NvidiaGpuXidErrors
+	HwStatus
 	metricCount
 )
 
@@ -99,6 +100,9 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuXidErrors: {Name: "nvidia.gpu.xid.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true,
 		Attributes:  []string{"nvidia.gpu.xid"},
 		Description: "Xid events seen since the receiver started."},
+	HwStatus: {Name: "hw.status", Unit: "1", Type: Sum, Enabled: true, Points: 3,
+		Attributes:  []string{"hw.type", "hw.state"},
+		Description: "GPU state as semconv's hw.status: one point per hw.state, 1 for the current state. failed: the GPU is lost (GPU_IS_LOST or Xid 79); degraded: a page retirement or row remapping waits for a reset; ok otherwise."},
 }
 
 // MetricByName returns the ID of a metric name.
