@@ -117,6 +117,13 @@ func discover(lib nvml.Interface, syms *driverSymbols, logger *zap.Logger) ([]*d
 	devices := make([]*device, 0, count)
 	for i := 0; i < count; i++ {
 		d, err := openDevice(lib, syms, i)
+		if isLost(err) {
+			// Without a handle there is no UUID to report hw.status under; re-enumeration
+			// adds the GPU once it answers.
+			logger.Warn("GPU lost: NVML can no longer reach it; it is left out until it answers again",
+				zap.Int("index", i), zap.String("action", lostAction), zap.Error(err))
+			continue
+		}
 		if err != nil {
 			logger.Warn("GPU left out", zap.Int("index", i), zap.Error(err))
 			continue

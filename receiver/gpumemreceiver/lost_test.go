@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
@@ -227,4 +229,45 @@ func TestRediscoverFindsNewGPU(t *testing.T) {
 	}
 	assert.Contains(t, got, second.uuid)
 	assert.Len(t, o.logs.FilterMessage("GPU found").All(), 1)
+}
+
+// A GPU lost before the collector starts is warned about by index and picked up once it answers.
+func TestLostAtStart(t *testing.T) {
+	a, b := newFakeGPU(0), newFakeGPU(1)
+	lib := newFakeNVML(a, b)
+	lost := true
+	handle := lib.DeviceGetHandleByIndexFunc
+	lib.DeviceGetHandleByIndexFunc = func(i int) (nvml.Device, nvml.Return) {
+		if i == 1 && lost {
+			return nil, nvml.ERROR_GPU_IS_LOST
+		}
+		return handle(i)
+	}
+	o := startObserved(t, lib)
+	warns := o.logs.FilterLevelExact(zapcore.WarnLevel).All()
+	require.Len(t, warns, 1)
+	assert.Equal(t, int64(1), warns[0].ContextMap()["index"])
+	assert.Contains(t, warns[0].ContextMap()["action"], "reboot")
+
+	got, err := o.scrape(t)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	lost = false
+	for i := 0; i < 31 && len(got) == 1; i++ {
+		got, err = o.scrape(t)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, "ok", status(t, got[b.uuid]))
+}
+
+// Empty batches (NVML down, no GPU) never reach the next consumer.
+func TestSkipEmpty(t *testing.T) {
+	sink := new(consumertest.MetricsSink)
+	c := skipEmpty(sink)
+	require.NoError(t, c.ConsumeMetrics(context.Background(), pmetric.NewMetrics()))
+	assert.Empty(t, sink.AllMetrics())
+	md := pmetric.NewMetrics()
+	md.ResourceMetrics().AppendEmpty()
+	require.NoError(t, c.ConsumeMetrics(context.Background(), md))
+	assert.Len(t, sink.AllMetrics(), 1)
 }
