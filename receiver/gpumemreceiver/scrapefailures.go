@@ -47,6 +47,9 @@ func newFailureLog(logger *zap.Logger, mp metric.MeterProvider) *failureLog {
 // those that differ from the previous scrape's failure of the same call on the same GPU;
 // a call that failed in the previous scrape and works now is logged as cleared.
 func (f *failureLog) observe(errs []error, lostGPUs int) []error {
+	if len(errs) == 0 && len(f.last) == 0 && lostGPUs == 0 {
+		return nil // the usual scrape: nothing to count or clear
+	}
 	now := make(map[string]string, len(errs))
 	var fresh []error
 	reasons := map[string]bool{}
