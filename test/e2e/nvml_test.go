@@ -430,7 +430,9 @@ func TestNVMLDownSendsNothing(t *testing.T) {
 	scn := baseScenario(sleepers(t, 5)).Set("init", 9) // NVML_ERROR_DRIVER_NOT_LOADED
 	require.NoError(t, scn.Write(scnPath))
 	t.Setenv(fakenvml.ScenarioEnv, scnPath)
-	port := freePort(t)
+	// The two health checks of deploy/kubernetes/agent-configmap.yaml: readiness counts
+	// recoverable errors, liveness does not.
+	port, livePort := freePort(t), freePort(t)
 	cfg := strings.ReplaceAll(nvmlConfig, "{{LIB}}", lib)
 	cfg = strings.Replace(cfg, "service:\n", fmt.Sprintf(`extensions:
   health_check:
@@ -442,9 +444,15 @@ func TestNVMLDownSendsNothing(t *testing.T) {
     component_health:
       include_recoverable_errors: true
       recovery_duration: 1s
+  health_check/live:
+    http:
+      endpoint: 127.0.0.1:%d
+      status:
+        enabled: true
+        path: /health/status
 service:
-  extensions: [health_check]
-`, port), 1)
+  extensions: [health_check, health_check/live]
+`, port, livePort), 1)
 	c := startCollector(t, cfg, "--feature-gates=+extension.healthcheck.useComponentStatus")
 	url := fmt.Sprintf("http://127.0.0.1:%d/health/status?verbose", port)
 	var body string
@@ -455,6 +463,8 @@ service:
 	})
 	t.Logf("health status while NVML is down: %s", body)
 	assert.Contains(t, body, "StatusRecoverableError")
+	code, _ := httpGet(fmt.Sprintf("http://127.0.0.1:%d/health/status", livePort))
+	assert.Equal(t, http.StatusOK, code, "liveness does not count a recoverable error")
 	time.Sleep(3 * time.Second)
 	metricsPath := filepath.Join(c.dir, "metrics.jsonl")
 	assert.Empty(t, readMetrics(t, metricsPath), "nothing sent downstream while NVML is down")
