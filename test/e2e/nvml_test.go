@@ -489,3 +489,31 @@ func httpGet(url string) (int, string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// TestNVMLMIGModeChange: NVML answers NOT_SUPPORTED for row remapping while MIG instances
+// exist; once the GPU leaves MIG mode remapping is asked again and reported, and the GPU lists
+// its own processes.
+func TestNVMLMIGModeChange(t *testing.T) {
+	n := startNVMLNode(t, fakenvml.Full, func(pids []int) fakenvml.Scenario {
+		return baseScenario(pids).GPU(0, "ret.remapped_rows", 3) // NVML_ERROR_NOT_SUPPORTED
+	})
+	got := n.scrapes(t, 2)
+	g0 := flatten(t, got[len(got)-1])[gpu0]
+	assert.NotContains(t, g0, "nvidia.gpu.memory.remapped_rows{nvidia.gpu.remap.type=correctable}")
+
+	n.update(t, func(s fakenvml.Scenario) {
+		s.GPU(0, "mig.mode", 0)
+		delete(s, "gpu.0.ret.remapped_rows")
+	})
+	path := filepath.Join(n.c.dir, "metrics.jsonl")
+	waitFor(t, 20*time.Second, n.c, "remapped rows after MIG mode was left", func() bool {
+		all := readMetrics(t, path)
+		_, ok := flatten(t, all[len(all)-1])[gpu0]["nvidia.gpu.memory.remapped_rows{nvidia.gpu.remap.type=correctable}"]
+		return ok
+	})
+	n.scrapes(t, len(readMetrics(t, path))+1)
+	all := readMetrics(t, path)
+	last := flatten(t, all[len(all)-1])
+	assert.Equal(t, expected(n.pids, features{memoryV2: true, remap: true, mig: false})[gpu0], last[gpu0], "the whole GPU again")
+	assert.NotContains(t, last, mig2, "no MIG instances")
+}
