@@ -98,7 +98,10 @@ func (s *metricsScraper) scrapeGPU(d *device, driver string, ts pcommon.Timestam
 		return lost
 	}
 	if d.mig.due() {
-		lost.add(0, d.refreshMIG(s.logger))
+		var refresh scrapeLoss
+		refresh.add(0, d.refreshMIG(s.logger))
+		refresh.noteLoss(d, s.logger) // GPU_IS_LOST reading the MIG state: the warning stands for it
+		lost.merge(refresh)
 	}
 	lost.merge(s.scrapeDevice(d, driver, ts))
 	if len(d.mig.instances) == 0 || d.lost.Load() {

@@ -220,7 +220,20 @@ func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, device
 	for ctx.Err() == nil {
 		var data nvml.EventData
 		r := nvml.ERROR_UNINITIALIZED
-		_ = x.sess.withDevices(func(string, []*device) { data, r = set.Wait(uint32(nvmlWaitTimeout / time.Millisecond)) })
+		var (
+			d   *device
+			bus string
+		)
+		_ = x.sess.withDevices(func(string, []*device) {
+			data, r = set.Wait(uint32(nvmlWaitTimeout / time.Millisecond))
+			// Handles and bus ids change (a GPU back after a reset) under the session's lock only.
+			if r != nvml.SUCCESS {
+				return
+			}
+			if d = deviceOf(devices, data.Device); d != nil {
+				bus = d.busID
+			}
+		})
 		switch r {
 		case nvml.SUCCESS:
 			if failing {
@@ -230,14 +243,11 @@ func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, device
 			if data.EventType&nvml.EventTypeXidCriticalError == 0 {
 				continue
 			}
-			d := deviceOf(devices, data.Device)
 			e := xidEvent{time: x.now(), code: int(data.EventData), nvml: true, dev: d}
 			if data.GpuInstanceId != noMIGInstance {
 				e.migNamed, e.gi, e.ci = true, int(data.GpuInstanceId), migID(data.ComputeInstanceId)
 			}
-			if d != nil {
-				e.busID = d.busID
-			}
+			e.busID = bus
 			x.enqueue(e)
 		case nvml.ERROR_TIMEOUT:
 		default:
