@@ -517,3 +517,20 @@ func TestNVMLMIGModeChange(t *testing.T) {
 	assert.Equal(t, expected(n.pids, features{memoryV2: true, remap: true, mig: false})[gpu0], last[gpu0], "the whole GPU again")
 	assert.NotContains(t, last, mig2, "no MIG instances")
 }
+
+// TestNVMLXid79MarksLost: Xid 79 (fallen off the bus) through the NVML event set marks the GPU
+// lost as GPU_IS_LOST does: one WARN naming the source, hw.status failed.
+func TestNVMLXid79MarksLost(t *testing.T) {
+	n := startNVMLNode(t, fakenvml.Full, baseScenario)
+	n.scrapes(t, 2)
+	time.Sleep(1500 * time.Millisecond) // the watcher registers within a second of NVML coming up
+	n.update(t, func(s fakenvml.Scenario) { s.Set("xid.1", "1 79") })
+	path := filepath.Join(n.c.dir, "metrics.jsonl")
+	waitFor(t, 15*time.Second, n.c, "hw.status failed after Xid 79", func() bool {
+		all := readMetrics(t, path)
+		return flatten(t, all[len(all)-1])[gpu1]["hw.status{hw.state=failed,hw.type=gpu}"] == 1
+	})
+	out := n.c.out.String()
+	assert.Equal(t, 1, strings.Count(out, "GPU lost"), out)
+	assert.Contains(t, out, "Xid 79 (nvml)")
+}
