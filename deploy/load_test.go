@@ -258,6 +258,7 @@ func helmPod(t *testing.T, values map[string]any) pod {
 		"resources":       get(values, "resources"),
 		"livenessProbe":   get(values, "livenessProbe"),
 		"readinessProbe":  get(values, "readinessProbe"),
+		"args":            listAt(values, "command", "extraArgs"),
 		"env":             env,
 		"volumeMounts":    get(values, "extraVolumeMounts"),
 	}

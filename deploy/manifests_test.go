@@ -104,20 +104,51 @@ func TestAgentMountsMatchConfig(t *testing.T) {
 	}
 }
 
-// Liveness and readiness probes call the port the health_check extension listens on, and the
-// extension is enabled.
+// Liveness and readiness probes each call a health_check extension the service enables. In
+// the component-status form (an http section, which needs the feature gate in the container's
+// args) readiness asks the status of one that counts recoverable errors (gpu_mem without NVML)
+// and liveness one that does not: a restart brings no driver back. In the legacy form both
+// call "/".
 func TestProbesHitHealthCheck(t *testing.T) {
 	for _, p := range allPods(t) {
-		ep := str(p.config, "extensions", "health_check", "endpoint")
-		require.NotEmpty(t, ep, "%s: health_check.endpoint", p.source)
-		port, err := portOf(ep)
-		require.NoError(t, err, "%s: health_check.endpoint", p.source)
-		assert.Contains(t, strs(p.config, "service", "extensions"), "health_check", p.source)
 		for _, probe := range []string{"livenessProbe", "readinessProbe"} {
-			assert.Equal(t, port, probePort(p, probe), "%s: %s port", p.source, probe)
-			assert.Equal(t, "/", str(p.container, probe, "httpGet", "path"), "%s: %s path", p.source, probe)
+			port := probePort(p, probe)
+			id, hc := healthCheckOn(t, p, port)
+			require.NotNil(t, hc, "%s: %s: no health_check extension on port %s", p.source, probe, port)
+			assert.Contains(t, strs(p.config, "service", "extensions"), id, p.source)
+			path := str(p.container, probe, "httpGet", "path")
+			if mapAt(hc, "http") == nil {
+				assert.Equal(t, "/", path, "%s: %s path", p.source, probe)
+				continue
+			}
+			assert.Contains(t, strs(p.container, "args"), "--feature-gates=+extension.healthcheck.useComponentStatus", p.source)
+			assert.Equal(t, true, get(hc, "http", "status", "enabled"), "%s: %s", p.source, id)
+			assert.Equal(t, str(hc, "http", "status", "path"), path, "%s: %s path", p.source, probe)
+			recoverable := get(hc, "component_health", "include_recoverable_errors") == true
+			assert.Equal(t, probe == "readinessProbe", recoverable, "%s: %s counts recoverable errors only for readiness", p.source, id)
 		}
 	}
+}
+
+// healthCheckOn finds the health_check extension (legacy endpoint or http.endpoint) on port.
+func healthCheckOn(t *testing.T, p pod, port string) (string, map[string]any) {
+	t.Helper()
+	for id, v := range mapAt(p.config, "extensions") {
+		hc, ok := v.(map[string]any)
+		if !ok || (id != "health_check" && !strings.HasPrefix(id, "health_check/")) {
+			continue
+		}
+		ep := str(hc, "endpoint")
+		if mapAt(hc, "http") != nil {
+			ep = str(hc, "http", "endpoint")
+		}
+		got, err := portOf(ep)
+		require.NoError(t, err, "%s: %s endpoint", p.source, id)
+		if got == port {
+			return id, hc
+		}
+	}
+	return "", nil
 }
 
 // portOf returns the port of a collector endpoint; the host part may be an ${env:...} reference,

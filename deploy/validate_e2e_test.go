@@ -49,14 +49,21 @@ func podEnv(p pod) []string {
 	return env
 }
 
-// validate runs `otelcol-gpumem validate` on cfg with env and returns its output and error.
-func validate(t *testing.T, cfg map[string]any, env []string) (string, error) {
+// validate runs `otelcol-gpumem validate` on cfg with env and the feature gates among args,
+// and returns its output and error.
+func validate(t *testing.T, cfg map[string]any, env []string, args ...string) (string, error) {
 	t.Helper()
 	text, err := yaml.Marshal(cfg)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(path, text, 0o600))
-	cmd := exec.Command(binary(t), "validate", "--config", path)
+	cmdArgs := []string{"validate", "--config", path}
+	for _, a := range args {
+		if strings.HasPrefix(a, "--feature-gates=") {
+			cmdArgs = append(cmdArgs, a)
+		}
+	}
+	cmd := exec.Command(binary(t), cmdArgs...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -68,7 +75,7 @@ func validate(t *testing.T, cfg map[string]any, env []string) (string, error) {
 func TestConfigsValidate(t *testing.T) {
 	for _, p := range allPods(t) {
 		t.Run(strings.ReplaceAll(p.source, "/", "_"), func(t *testing.T) {
-			out, err := validate(t, p.config, podEnv(p))
+			out, err := validate(t, p.config, podEnv(p), strs(p.container, "args")...)
 			require.NoError(t, err, "validate %s:\n%s", p.source, out)
 		})
 	}
@@ -80,7 +87,7 @@ func TestValidateRejectsBadConfig(t *testing.T) {
 	p := agentPods(t)[0]
 	cfg := parseConfig(t, mustYAML(t, p.config))
 	mapAt(cfg, "receivers", "gpu_mem")["backend"] = "cuda"
-	out, err := validate(t, cfg, podEnv(p))
+	out, err := validate(t, cfg, podEnv(p), strs(p.container, "args")...)
 	require.Error(t, err)
 	require.Contains(t, out, "'backend' must be")
 }

@@ -2,6 +2,7 @@ package gpumemreceiver
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -26,6 +27,16 @@ type device struct {
 
 	memoryV2, utilization, compute, graphics                       support
 	retiredPages, retiredPending, remappedRows, eccMode, eccErrors support
+
+	// syms is what the loaded library exports (shared by every device of a session).
+	syms *driverSymbols
+	// lost is set when the GPU answers GPU_IS_LOST or reports Xid 79: the scraper stops
+	// calling it and reports hw.status failed until a re-enumeration finds it answering.
+	// Set by the scraper and the Xid source, cleared by the session's re-enumeration.
+	lost atomic.Bool
+	// pending is set by the reliability recorders: a page retirement or a row remapping
+	// waits for a reset (hw.status degraded).
+	retirementPending, remapPending bool
 
 	// eccStart is the start time of the volatile ECC counters: the first scrape, moved on
 	// when a counter goes down (the driver was reloaded and the counters reset).
@@ -67,13 +78,39 @@ func (s *support) check(r nvml.Return) (ok bool, err error) {
 	}
 }
 
+// resetProbes forgets what was probed, so every call is probed again (after a MIG mode
+// change, or when a lost GPU comes back); calls whose symbols the library lacks stay off.
+func (d *device) resetProbes() {
+	d.memoryV2 = d.syms.initial(symMemoryInfoV2)
+	d.utilization = d.syms.initial(symUtilizationRates)
+	d.compute, d.graphics = supportUnknown, supportUnknown
+	d.retiredPages = d.syms.initial(symRetiredPages)
+	d.retiredPending = d.syms.initial(symRetiredPagesPending)
+	d.remappedRows = d.syms.initial(symRemappedRows)
+	d.eccMode = d.syms.initial(symEccMode)
+	d.eccErrors = d.syms.initial(symTotalEccErrors)
+	d.retirementPending, d.remapPending = false, false
+}
+
+// root is the physical GPU: the device itself, or a MIG instance's parent.
+func (d *device) root() *device {
+	if d.parent != nil {
+		return d.parent
+	}
+	return d
+}
+
 // discover lists the GPUs. A GPU whose handle cannot be had (lost, or not permitted) is left
 // out with a warning rather than failing the whole receiver.
-func discover(lib nvml.Interface, logger *zap.Logger) ([]*device, string, error) {
-	driver, r := lib.SystemGetDriverVersion()
-	if r != nvml.SUCCESS {
-		driver = ""
-		logger.Debug("driver version not available", zap.Error(r))
+func discover(lib nvml.Interface, syms *driverSymbols, logger *zap.Logger) ([]*device, string, error) {
+	var driver string
+	if syms.has(symSystemDriverVersion) {
+		v, r := lib.SystemGetDriverVersion()
+		if r == nvml.SUCCESS {
+			driver = v
+		} else {
+			logger.Debug("driver version not available", zap.Error(r))
+		}
 	}
 	count, r := lib.DeviceGetCount()
 	if r != nvml.SUCCESS {
@@ -81,33 +118,54 @@ func discover(lib nvml.Interface, logger *zap.Logger) ([]*device, string, error)
 	}
 	devices := make([]*device, 0, count)
 	for i := 0; i < count; i++ {
-		h, r := lib.DeviceGetHandleByIndex(i)
-		if r != nvml.SUCCESS {
-			logger.Warn("GPU left out: no handle", zap.Int("index", i), zap.Error(r))
+		d, err := openDevice(lib, syms, i)
+		if isLost(err) {
+			// Without a handle there is no UUID to report hw.status under; re-enumeration
+			// adds the GPU once it answers.
+			logger.Warn("GPU lost: NVML can no longer reach it; it is left out until it answers again",
+				zap.Int("index", i), zap.String("action", lostAction), zap.Error(err))
 			continue
 		}
-		d := &device{handle: h, index: i}
-		if d.uuid, r = h.GetUUID(); r != nvml.SUCCESS {
-			logger.Warn("GPU left out: no UUID", zap.Int("index", i), zap.Error(r))
+		if err != nil {
+			logger.Warn("GPU left out", zap.Int("index", i), zap.Error(err))
 			continue
-		}
-		d.name, _ = h.GetName()
-		if serial, r := h.GetSerial(); r == nvml.SUCCESS {
-			d.serial = serial
-		}
-		if vbios, r := h.GetVbiosVersion(); r == nvml.SUCCESS {
-			d.firmware = vbios
-		}
-		if pci, r := h.GetPciInfo(); r == nvml.SUCCESS {
-			d.busID = busIDString(pci.BusId)
-			// The kernel prints bus ids its own way; one form lets Xid lines find their GPU.
-			if norm := xid.NormalizeBusID(d.busID); norm != "" {
-				d.busID = norm
-			}
 		}
 		devices = append(devices, d)
 	}
 	return devices, driver, nil
+}
+
+// openDevice gets the handle of the GPU at index and reads what does not change.
+func openDevice(lib nvml.Interface, syms *driverSymbols, i int) (*device, error) {
+	h, r := lib.DeviceGetHandleByIndex(i)
+	if r != nvml.SUCCESS {
+		return nil, fmt.Errorf("get handle of GPU %d: %w", i, r)
+	}
+	d := &device{handle: h, index: i, syms: syms}
+	if d.uuid, r = h.GetUUID(); r != nvml.SUCCESS {
+		return nil, fmt.Errorf("read UUID of GPU %d: %w", i, r)
+	}
+	d.name, _ = h.GetName()
+	if syms.has(symDeviceGetSerial) {
+		if serial, r := h.GetSerial(); r == nvml.SUCCESS {
+			d.serial = serial
+		}
+	}
+	if syms.has(symVbiosVersion) {
+		if vbios, r := h.GetVbiosVersion(); r == nvml.SUCCESS {
+			d.firmware = vbios
+		}
+	}
+	if pci, r := h.GetPciInfo(); r == nvml.SUCCESS {
+		d.busID = busIDString(pci.BusId)
+		// The kernel prints bus ids its own way; one form lets Xid lines find their GPU.
+		if norm := xid.NormalizeBusID(d.busID); norm != "" {
+			d.busID = norm
+		}
+	}
+	d.resetProbes()
+	d.mig.mode = syms.initial(migSymbols...)
+	return d, nil
 }
 
 // busIDString turns NVML's NUL-terminated C string into Go's.

@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/scraper"
 	"go.opentelemetry.io/collector/scraper/scraperhelper"
@@ -58,8 +59,24 @@ func createMetrics(_ context.Context, set receiver.Settings, cfg component.Confi
 	if err != nil {
 		return nil, err
 	}
-	return scraperhelper.NewMetricsController(&c.ControllerConfig, set, next,
+	return scraperhelper.NewMetricsController(&c.ControllerConfig, set, skipEmpty(next),
 		scraperhelper.AddMetricsScraper(metadata.Type, s))
+}
+
+// skipEmpty keeps empty batches from the next consumer. The scraper controller sends what
+// a scrape produced even when it is nothing (NVML down, no GPU), and exporters then log a
+// retry or an empty request every interval; the receiver's status says why instead.
+func skipEmpty(next consumer.Metrics) consumer.Metrics {
+	return emptyFilter{next}
+}
+
+type emptyFilter struct{ consumer.Metrics }
+
+func (f emptyFilter) ConsumeMetrics(ctx context.Context, md pmetric.Metrics) error {
+	if md.ResourceMetrics().Len() == 0 {
+		return nil
+	}
+	return f.Metrics.ConsumeMetrics(ctx, md)
 }
 
 // createLogs attaches the logs consumer to the shared instance: Xid records flow from the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"go.uber.org/zap"
@@ -35,6 +36,34 @@ type migState struct {
 	enabled    bool
 	instances  []*device
 	untilCheck int // scrapes before the next read; 0 reads on the next scrape
+	// shared is instances for the Xid source, which attributes a kernel line naming a MIG
+	// instance ("GPU-I:05") from its own goroutine.
+	shared atomic.Pointer[[]*device]
+}
+
+func (m *migState) setInstances(instances []*device) {
+	m.instances = instances
+	m.shared.Store(&instances)
+}
+
+// instanceByID is the GPU's MIG instance with the GPU instance id (and compute instance id,
+// when ci >= 0), or nil when none is known. Safe from any goroutine.
+func (d *device) instanceByID(gi, ci int) *device {
+	p := d.mig.shared.Load()
+	if p == nil || gi < 0 {
+		return nil
+	}
+	var match *device
+	for _, inst := range *p {
+		if inst.gpuInstanceID != int64(gi) || (ci >= 0 && inst.computeInstanceID != int64(ci)) {
+			continue
+		}
+		if match != nil && ci < 0 {
+			return nil // several compute instances in the GPU instance: the line does not say which
+		}
+		match = inst
+	}
+	return match
 }
 
 // due says whether this scrape reads the MIG state, counting the scrape.
@@ -62,14 +91,15 @@ func (d *device) refreshMIG(logger *zap.Logger) error {
 	enabled := ok && current == nvml.DEVICE_MIG_ENABLE
 	if enabled != m.enabled {
 		// What the GPU answers depends on the mode (utilization is NOT_SUPPORTED in MIG
-		// mode), so what was probed in the other mode is probed again.
-		d.memoryV2, d.utilization, d.compute, d.graphics = supportUnknown, supportUnknown, supportUnknown, supportUnknown
+		// mode, and row remapping while instances exist), so every call answered in the
+		// other mode is probed again.
+		d.resetProbes()
 		m.enabled = enabled
 		logger.Info("MIG mode of GPU changed", zap.String("gpu", d.uuid), zap.Bool("mig_enabled", enabled))
 	}
 	if !enabled {
 		if len(m.instances) > 0 {
-			m.instances = nil
+			m.setInstances(nil)
 		}
 		return nil
 	}
@@ -81,7 +111,7 @@ func (d *device) refreshMIG(logger *zap.Logger) error {
 		}
 		logger.Info("MIG instances of GPU changed", zap.String("gpu", d.uuid), zap.Strings("instances", names))
 	}
-	m.instances = instances
+	m.setInstances(instances)
 	return err
 }
 
@@ -145,9 +175,10 @@ func (d *device) newInstance(h nvml.Device, uuid string) (*device, error) {
 		return nil, fmt.Errorf("read compute instance id of MIG device %s: %w", uuid, r)
 	}
 	inst := &device{
-		handle: h, index: d.index, uuid: uuid, serial: d.serial, busID: d.busID,
+		handle: h, index: d.index, uuid: uuid, serial: d.serial, busID: d.busID, syms: d.syms,
 		parent: d, gpuInstanceID: int64(gi), computeInstanceID: int64(ci),
 	}
+	inst.resetProbes()
 	inst.name, _ = h.GetName()
 	inst.profile = migProfile(inst.name)
 	return inst, nil

@@ -208,6 +208,8 @@ type fakeNVML struct {
 	devices []*mock.Device
 	// events feeds the event set: each value is (device index, xid).
 	events chan [2]int
+	// missing are the symbols the "library" lacks (an older driver branch).
+	missing map[string]bool
 }
 
 func newFakeNVML(gpus ...*fakeGPU) *fakeNVML {
@@ -220,6 +222,14 @@ func newFakeNVML(gpus ...*fakeGPU) *fakeNVML {
 		ShutdownFunc:               func() nvml.Return { return nvml.SUCCESS },
 		SystemGetDriverVersionFunc: func() (string, nvml.Return) { return "570.86.15", nvml.SUCCESS },
 		DeviceGetCountFunc:         func() (int, nvml.Return) { return len(f.devices), nvml.SUCCESS },
+		ExtensionsFunc: func() nvml.ExtendedInterface {
+			return &mock.ExtendedInterface{LookupSymbolFunc: func(name string) error {
+				if f.missing[name] {
+					return fmt.Errorf("undefined symbol: %s", name)
+				}
+				return nil
+			}}
+		},
 		EventSetCreateFunc: func() (nvml.EventSet, nvml.Return) {
 			return &mock.EventSet{
 				WaitFunc: func(timeoutMs uint32) (nvml.EventData, nvml.Return) {

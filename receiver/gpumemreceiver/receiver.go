@@ -2,6 +2,7 @@ package gpumemreceiver
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -68,8 +69,13 @@ func (r *gpuMemReceiver) Start(_ context.Context, host component.Host) error {
 // emitXids counts each occurrence for nvidia.gpu.xid.errors and sends the records on.
 func (r *gpuMemReceiver) emitXids(events []xidEvent) {
 	for i := range events {
-		if events[i].dev != nil {
-			events[i].dev.xid.add(events[i].code)
+		if d := events[i].dev; d != nil {
+			d.xid.add(events[i].code)
+			if events[i].code == xidFallenOffTheBus {
+				_ = r.sess.withDevices(func(string, []*device) {
+					markLost(d, fmt.Sprintf("Xid %d (%s)", xidFallenOffTheBus, events[i].source()), r.set.Logger)
+				})
+			}
 		}
 	}
 	if r.nextLogs == nil {
@@ -106,6 +112,8 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 		logger: r.set.Logger,
 		now:    r.now,
 		live:   map[uint32]struct{}{},
+
+		failures: newFailureLog(r.set.Logger, r.set.TelemetrySettings.MeterProvider),
 	}
 	if r.cfg.Runway.Enabled {
 		s.runway = newRunwayTracker(r.cfg.Runway, r.cfg.CollectionInterval, r.switches, r.set.BuildInfo.Version, r.emitLogs)

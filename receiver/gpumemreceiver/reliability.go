@@ -50,14 +50,16 @@ func (s *metricsScraper) recordRetiredPages(d *device, ts pcommon.Timestamp) (lo
 			}
 		}
 	}
-	if d.retiredPending != unsupported && s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPagesPending) {
+	// hw.status needs the pending flag too (degraded).
+	if d.retiredPending != unsupported && (s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPagesPending) || s.mb.Enabled(metadata.HwStatus)) {
 		state, r := d.handle.GetRetiredPagesPendingStatus()
 		ok, err := d.retiredPending.check(r)
 		if err != nil {
 			return 1, fmt.Errorf("read retired pages pending status of GPU %s: %w", d.uuid, err)
 		}
 		if ok {
-			s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPagesPending, ts, boolInt(state == nvml.FEATURE_ENABLED))
+			d.retirementPending = state == nvml.FEATURE_ENABLED
+			s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPagesPending, ts, boolInt(d.retirementPending))
 		}
 	}
 	return 0, nil
@@ -65,7 +67,8 @@ func (s *metricsScraper) recordRetiredPages(d *device, ts pcommon.Timestamp) (lo
 
 func (s *metricsScraper) recordRemappedRows(d *device, ts pcommon.Timestamp) (lost int, err error) {
 	if d.remappedRows == unsupported || !(s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRows) ||
-		s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsPending) || s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsFailed)) {
+		s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsPending) || s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsFailed) ||
+		s.mb.Enabled(metadata.HwStatus)) {
 		return 0, nil
 	}
 	corrected, uncorrected, pending, failed, r := d.handle.GetRemappedRows()
@@ -76,6 +79,7 @@ func (s *metricsScraper) recordRemappedRows(d *device, ts pcommon.Timestamp) (lo
 	if !ok {
 		return 0, nil
 	}
+	d.remapPending = pending
 	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(corrected)); ok {
 		dp.Attributes().PutStr(metadata.AttrNvidiaGpuRemapType, metadata.AttrNvidiaGpuRemapTypeCorrectable)
 	}

@@ -27,6 +27,8 @@ type metricsScraper struct {
 	pids pidVisibility
 	// runway forecasts the time to a full GPU (runway.go); nil when runway is off.
 	runway *runwayTracker
+	// failures reports a call failing scrape after scrape once, and counts every failure.
+	failures *failureLog
 
 	// scratch, reused across scrapes
 	procBuf []gpuProcess
@@ -34,7 +36,9 @@ type metricsScraper struct {
 }
 
 func (s *metricsScraper) scrape(context.Context) (pmetric.Metrics, error) {
-	ts := pcommon.NewTimestampFromTime(s.now())
+	now := s.now()
+	ts := pcommon.NewTimestampFromTime(now)
+	s.sess.maybeRediscover(now)
 	var lost scrapeLoss
 	clear(s.live)
 	err := s.sess.withDevices(func(driver string, devices []*device) {
@@ -52,8 +56,10 @@ func (s *metricsScraper) scrape(context.Context) (pmetric.Metrics, error) {
 	}
 	s.runway.flush(int64(ts))
 	md := s.mb.Emit()
-	if len(lost.errs) > 0 {
-		return md, scrapererror.NewPartialScrapeError(errors.Join(lost.errs...), lost.metrics)
+	// A failure already reported in the previous scrape is only counted: the scraper
+	// controller would log it (with a stack trace) every second.
+	if fresh := s.failures.observe(lost.errs, lost.lostGPUs); len(fresh) > 0 {
+		return md, scrapererror.NewPartialScrapeError(errors.Join(fresh...), lost.metrics)
 	}
 	return md, nil
 }
@@ -63,6 +69,8 @@ func (s *metricsScraper) scrape(context.Context) (pmetric.Metrics, error) {
 type scrapeLoss struct {
 	metrics int
 	errs    []error
+	// lostGPUs counts GPUs lost (GPU_IS_LOST or Xid 79), whose errors are not in errs.
+	lostGPUs int
 }
 
 // add notes a recorder's loss; a nil err costs nothing.
@@ -77,17 +85,29 @@ func (l *scrapeLoss) add(metrics int, err error) {
 func (l *scrapeLoss) merge(o scrapeLoss) {
 	l.metrics += o.metrics
 	l.errs = append(l.errs, o.errs...)
+	l.lostGPUs += o.lostGPUs
 }
 
 // scrapeGPU records a GPU and, in MIG mode, each of its MIG instances as a resource of its
 // own, and returns what could not be recorded.
 func (s *metricsScraper) scrapeGPU(d *device, driver string, ts pcommon.Timestamp) scrapeLoss {
 	var lost scrapeLoss
+	if d.lost.Load() {
+		// Not called until a re-enumeration finds it answering (see maybeRediscover).
+		d.describe(s.mb.StartResource(), driver)
+		s.recordStatus(d, ts)
+		d.xid.record(s.mb, ts)
+		lost.lostGPUs++
+		return lost
+	}
 	if d.mig.due() {
-		lost.add(0, d.refreshMIG(s.logger))
+		var refresh scrapeLoss
+		refresh.add(0, d.refreshMIG(s.logger))
+		refresh.noteLoss(d, s.logger) // GPU_IS_LOST reading the MIG state: the warning stands for it
+		lost.merge(refresh)
 	}
 	lost.merge(s.scrapeDevice(d, driver, ts))
-	if len(d.mig.instances) == 0 {
+	if len(d.mig.instances) == 0 || d.lost.Load() {
 		return lost
 	}
 	type instanceLoss struct {
@@ -134,6 +154,8 @@ func (s *metricsScraper) scrapeDevice(d *device, driver string, ts pcommon.Times
 	}
 	s.observeRunway(d, driver, ts, mem, memOK)
 	if d.parent != nil {
+		d.xid.record(s.mb, ts) // Xid lines that name this MIG instance
+		lost.noteLoss(d, s.logger)
 		return lost
 	}
 	lost.add(s.recordRetiredPages(d, ts))
@@ -141,7 +163,28 @@ func (s *metricsScraper) scrapeDevice(d *device, driver string, ts pcommon.Times
 	lost.add(s.recordECC(d, ts))
 	d.xid.record(s.mb, ts)
 	lost.add(s.recordUtilization(d, ts))
+	lost.noteLoss(d, s.logger)
+	s.recordStatus(d, ts)
 	return lost
+}
+
+// noteLoss marks the device's GPU lost when a call answered GPU_IS_LOST; the one warning
+// stands for those errors, which are dropped.
+func (l *scrapeLoss) noteLoss(d *device, logger *zap.Logger) {
+	kept := l.errs[:0]
+	found := false
+	for _, err := range l.errs {
+		if isLost(err) {
+			markLost(d, err.Error(), logger)
+			found = true
+			continue
+		}
+		kept = append(kept, err)
+	}
+	l.errs = kept
+	if found {
+		l.lostGPUs++
+	}
 }
 
 func (s *metricsScraper) wantProcesses() bool {

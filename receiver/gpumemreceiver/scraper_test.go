@@ -155,7 +155,7 @@ func TestNotSupportedProbedOnce(t *testing.T) {
 // and the other calls on the same GPU go on.
 func TestPartialScrapeError(t *testing.T) {
 	bad, good := newFakeGPU(0), newFakeGPU(1)
-	bad.memV2 = nvml.ERROR_GPU_IS_LOST
+	bad.memV2 = nvml.ERROR_UNKNOWN
 	bad.processes = nvml.ERROR_UNKNOWN
 	r := startWith(t, newFakeNVML(bad, good), fstest.MapFS{})
 

@@ -26,10 +26,16 @@ type session struct {
 	// retry bounds the background re-initialisation after a failed start.
 	retryMin, retryMax time.Duration
 
+	// rediscoverEvery is how often the device list is read again (a lost GPU back after a
+	// reset, a GPU added by a driver reload); lastDiscover is when it last was.
+	rediscoverEvery time.Duration
+	lastDiscover    time.Time
+
 	mu            sync.RWMutex
 	up            bool
 	driverVersion string
 	devices       []*device
+	syms          *driverSymbols
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -42,7 +48,10 @@ func newSession(lib nvml.Interface, libraryPath string, logger *zap.Logger) *ses
 		logger:      logger,
 		retryMin:    time.Second,
 		retryMax:    time.Minute,
-		stop:        make(chan struct{}),
+		// A GPU comes back after a reset or a driver reload, which take tens of seconds:
+		// reading the list more often would only cost calls.
+		rediscoverEvery: 30 * time.Second,
+		stop:            make(chan struct{}),
 	}
 }
 
@@ -88,15 +97,20 @@ func (s *session) init() error {
 	if r := s.lib.Init(); r != nvml.SUCCESS {
 		return fmt.Errorf("initialise NVML from %q: %w", s.libraryPath, r)
 	}
-	devices, driver, err := discover(s.lib, s.logger)
+	syms := probeSymbols(s.lib)
+	devices, driver, err := discover(s.lib, &syms, s.logger)
 	if err != nil {
 		_ = s.lib.Shutdown()
 		return err
 	}
 	s.mu.Lock()
-	s.up, s.devices, s.driverVersion = true, devices, driver
+	s.up, s.devices, s.driverVersion, s.syms = true, devices, driver, &syms
 	s.mu.Unlock()
 	s.logger.Info("NVML initialised", zap.String("driver_version", driver), zap.Int("gpus", len(devices)))
+	if missing := syms.missingList(); len(missing) > 0 {
+		s.logger.Info("the NVIDIA driver's NVML library lacks calls of newer driver branches; the metrics they feed are not emitted",
+			zap.String("driver_version", driver), zap.Strings("missing_symbols", missing))
+	}
 	return nil
 }
 

@@ -38,6 +38,10 @@ type xidEvent struct {
 	inferred bool // "GPU has fallen off the bus" lines carry no number: 79
 	busID    string
 	dev      *device // nil when NVML does not (or no longer) know the GPU
+	// migNamed: the driver names a MIG instance ("GPU-I:05"): its GPU instance id gi and
+	// compute instance id ci (-1 when not given).
+	migNamed bool
+	gi, ci   int
 	pid      int
 	hasPID   bool
 	name     string
@@ -148,6 +152,7 @@ func (x *xidSource) watchKmsg(ctx context.Context) {
 		x.enqueue(xidEvent{
 			time: rec.Time(x.boot), code: ev.Code, inferred: ev.CodeInferred, busID: ev.BusID,
 			pid: ev.PID, hasPID: ev.HasPID, name: ev.ProcessName, text: rec.Text, kmsg: true,
+			migNamed: ev.GPUInstanceID >= 0, gi: ev.GPUInstanceID, ci: ev.ComputeInstanceID,
 		})
 	}
 }
@@ -189,6 +194,9 @@ func (x *xidSource) registerXidEvents() (set nvml.EventSet, devices []*device) {
 			return
 		}
 		for _, d := range devs {
+			if !d.syms.has(symSupportedEventTypes, symDeviceRegisterEvents) {
+				continue
+			}
 			types, r := d.handle.GetSupportedEventTypes()
 			if r != nvml.SUCCESS || types&nvml.EventTypeXidCriticalError == 0 {
 				x.logger.Debug("GPU does not report Xid events through NVML", zap.String("gpu", d.uuid), zap.Error(r))
@@ -212,7 +220,20 @@ func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, device
 	for ctx.Err() == nil {
 		var data nvml.EventData
 		r := nvml.ERROR_UNINITIALIZED
-		_ = x.sess.withDevices(func(string, []*device) { data, r = set.Wait(uint32(nvmlWaitTimeout / time.Millisecond)) })
+		var (
+			d   *device
+			bus string
+		)
+		_ = x.sess.withDevices(func(string, []*device) {
+			data, r = set.Wait(uint32(nvmlWaitTimeout / time.Millisecond))
+			// Handles and bus ids change (a GPU back after a reset) under the session's lock only.
+			if r != nvml.SUCCESS {
+				return
+			}
+			if d = deviceOf(devices, data.Device); d != nil {
+				bus = d.busID
+			}
+		})
 		switch r {
 		case nvml.SUCCESS:
 			if failing {
@@ -222,11 +243,11 @@ func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, device
 			if data.EventType&nvml.EventTypeXidCriticalError == 0 {
 				continue
 			}
-			d := deviceOf(devices, data.Device)
 			e := xidEvent{time: x.now(), code: int(data.EventData), nvml: true, dev: d}
-			if d != nil {
-				e.busID = d.busID
+			if data.GpuInstanceId != noMIGInstance {
+				e.migNamed, e.gi, e.ci = true, int(data.GpuInstanceId), migID(data.ComputeInstanceId)
 			}
+			e.busID = bus
 			x.enqueue(e)
 		case nvml.ERROR_TIMEOUT:
 		default:
@@ -240,6 +261,17 @@ func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, device
 			}
 		}
 	}
+}
+
+// noMIGInstance is the instance id of NVML event data not from a MIG instance.
+const noMIGInstance = 0xFFFFFFFF
+
+// migID is an instance id of NVML's event data; noMIGInstance gives -1.
+func migID(id uint32) int {
+	if id == noMIGInstance {
+		return -1
+	}
+	return int(id)
 }
 
 func deviceOf(devices []*device, h nvml.Device) *device {
@@ -309,6 +341,9 @@ func mergeInto(pending []xidEvent, e xidEvent) []xidEvent {
 		if p.code != e.code || p.nvml == e.nvml || p.busID != e.busID || absDuration(p.arrived.Sub(e.arrived)) > xidMergeWindow {
 			continue
 		}
+		if e.migNamed && !p.migNamed {
+			p.migNamed, p.gi, p.ci = true, e.gi, e.ci
+		}
 		if e.kmsg { // the kernel line names the process and carries the text and the time
 			p.kmsg, p.time, p.pid, p.hasPID, p.name, p.text, p.inferred = true, e.time, e.pid, e.hasPID, e.name, e.text, e.inferred
 		} else { // NVML names the exact GPU
@@ -320,17 +355,23 @@ func mergeInto(pending []xidEvent, e xidEvent) []xidEvent {
 }
 
 // resolveDevices finds the GPU of kernel-only events by bus id; a GPU NVML does not list
-// (fallen off the bus) keeps its bus id alone.
+// (fallen off the bus) keeps its bus id alone. An event naming a MIG instance goes to that
+// instance where it is known, else stays with the GPU.
 func (x *xidSource) resolveDevices(events []xidEvent) {
 	_ = x.sess.withDevices(func(_ string, devs []*device) {
 		for i := range events {
-			if events[i].dev != nil {
-				continue
+			e := &events[i]
+			if e.dev == nil {
+				for _, d := range devs {
+					if d.busID == e.busID {
+						e.dev = d
+						break
+					}
+				}
 			}
-			for _, d := range devs {
-				if d.busID == events[i].busID {
-					events[i].dev = d
-					break
+			if e.migNamed && e.dev != nil && e.dev.parent == nil {
+				if inst := e.dev.instanceByID(e.gi, e.ci); inst != nil {
+					e.dev = inst
 				}
 			}
 		}

@@ -76,13 +76,14 @@ func binary(t *testing.T) string {
 	return abs
 }
 
-// startCollector writes config (with {{DIR}} replaced by a fresh temp dir) and runs the binary.
-func startCollector(t *testing.T, config string) *collector {
+// startCollector writes config (with {{DIR}} replaced by a fresh temp dir) and runs the
+// binary with it and args.
+func startCollector(t *testing.T, config string, args ...string) *collector {
 	t.Helper()
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte(strings.ReplaceAll(config, "{{DIR}}", dir)), 0o600))
-	c := &collector{cmd: exec.Command(binary(t), "--config", cfgPath), out: &syncBuffer{}, dir: dir, done: make(chan struct{})}
+	c := &collector{cmd: exec.Command(binary(t), append([]string{"--config", cfgPath}, args...)...), out: &syncBuffer{}, dir: dir, done: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	require.NoError(t, c.cmd.Start())
 	// One goroutine waits, so that waitFor notices a collector that exits early (a config

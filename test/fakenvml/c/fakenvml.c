@@ -22,8 +22,9 @@
 //   gpu.i.mig.j.uuid, .name, .gi, .ci, .mem2.total, .mem2.used, .procs.compute
 //   gpu.i.ret.CALL (or gpu.i.mig.j.ret.CALL)       an nvmlReturn_t number CALL answers
 //   gpu.i.ret.all                                  what every call on the GPU answers (15: lost)
-//   xid.N = "gpu code"                             the N-th Xid event (N from 1), delivered
-//                                                  to event sets created before it was written
+//   xid.N = "gpu code [gi ci]"                     the N-th Xid event (N from 1), delivered
+//                                                  to event sets created before it was written;
+//                                                  gi ci: the MIG instance it names
 //
 // Variants drop symbols to stand for older drivers: -DFAKENVML_NO_MEMORY_V2 (before R510),
 // -DFAKENVML_NO_PROCS_V3 (before R510), -DFAKENVML_NO_PROCS_V2, -DFAKENVML_NO_REMAPPED_ROWS,
@@ -217,6 +218,8 @@ EXPORT const char *nvmlErrorString(nvmlReturn_t r) {
 		return "Timeout";
 	case NVML_ERROR_GPU_IS_LOST:
 		return "GPU is lost";
+	case NVML_ERROR_DRIVER_NOT_LOADED:
+		return "Driver Not Loaded";
 	default:
 		return "Unknown Error";
 	}
@@ -277,6 +280,11 @@ EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t dev, char *out, unsigned int 
 EXPORT nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t dev, char *out, unsigned int len) {
 	BEGIN(dev, "serial");
 	return str(d, "serial", out, len);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t dev, char *out, unsigned int len) {
+	BEGIN(dev, "vbios");
+	return str(d, "vbios", out, len);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t dev, nvmlPciInfo_t *pci) {
@@ -611,8 +619,8 @@ static int next(struct nvmlEventSet_st *s, nvmlEventData_t *data) {
 		if (!get(key, buf, sizeof buf))
 			return 0;
 		s->delivered++;
-		unsigned int gpu, code;
-		if (sscanf(buf, "%u %u", &gpu, &code) != 2 || gpu >= MAX_GPUS)
+		unsigned int gpu, code, gi = 0xFFFFFFFF, ci = 0xFFFFFFFF;
+		if (sscanf(buf, "%u %u %u %u", &gpu, &code, &gi, &ci) < 2 || gpu >= MAX_GPUS)
 			continue;
 		if (!(s->mask[gpu] & nvmlEventTypeXidCriticalError))
 			continue;
@@ -620,7 +628,8 @@ static int next(struct nvmlEventSet_st *s, nvmlEventData_t *data) {
 		data->device.handle = &handles[gpu][0];
 		data->eventType = nvmlEventTypeXidCriticalError;
 		data->eventData = code;
-		data->gpuInstanceId = data->computeInstanceId = 0xFFFFFFFF;
+		data->gpuInstanceId = gi;
+		data->computeInstanceId = ci;
 		return 1;
 	}
 }

@@ -14,6 +14,7 @@ const (
 	AttrHwType                   = "hw.type"
 	AttrErrorType                = "error.type"
 	AttrNvidiaGpuXid             = "nvidia.gpu.xid"
+	AttrHwState                  = "hw.state"
 )
 
 // Enum values of the data point attributes above.
@@ -31,6 +32,10 @@ const (
 
 	AttrErrorTypeCorrected   = "corrected"
 	AttrErrorTypeUncorrected = "uncorrected"
+
+	AttrHwStateOk       = "ok"
+	AttrHwStateDegraded = "degraded"
+	AttrHwStateFailed   = "failed"
 
 	// AttrHwTypeGpu is the one value of hw.type, on data points and resources alike.
 	AttrHwTypeGpu = "gpu"
@@ -60,6 +65,7 @@ var Attributes = []AttributeDef{
 	{Name: AttrHwType, Type: "string"},
 	{Name: AttrErrorType, Type: "string", Enum: []string{AttrErrorTypeCorrected, AttrErrorTypeUncorrected}},
 	{Name: AttrNvidiaGpuXid, Type: "int"},
+	{Name: AttrHwState, Type: "string", Enum: []string{AttrHwStateOk, AttrHwStateDegraded, AttrHwStateFailed}},
 }
 
 // Attributes of the Xid log records (not metric attributes, so not in metadata.yaml's

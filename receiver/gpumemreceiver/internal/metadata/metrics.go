@@ -40,6 +40,7 @@ const (
 	NvidiaGpuXidErrors
 	NvidiaGpuMemoryRunway
 	NvidiaGpuProcessMemoryGrowth
+	HwStatus
 	metricCount
 )
 
@@ -106,6 +107,9 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuProcessMemoryGrowth: {Name: "nvidia.gpu.process.memory.growth", Unit: "By/s", Type: Gauge, Value: Double, Enabled: true,
 		Attributes:  []string{"process.pid", "process.vpid", "process.executable.name", "nvidia.gpu.process.type", "container.id", "k8s.pod.uid"},
 		Description: "Steady growth rate of one process's framebuffer memory. Absent while the process's memory is not growing steadily."},
+	HwStatus: {Name: "hw.status", Unit: "1", Type: Sum, Enabled: true, Points: 3,
+		Attributes:  []string{"hw.type", "hw.state"},
+		Description: "GPU state as semconv's hw.status: one point per hw.state, 1 for the current state. failed: the GPU is lost (GPU_IS_LOST or Xid 79); degraded: a page retirement or row remapping waits for a reset; ok otherwise."},
 }
 
 // MetricByName returns the ID of a metric name.
