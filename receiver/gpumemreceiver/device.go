@@ -24,6 +24,9 @@ type device struct {
 
 	memoryV2, utilization, compute, graphics                       support
 	retiredPages, retiredPending, remappedRows, eccMode, eccErrors support
+	// per-process utilization, persistence and compute mode (processutil.go, modes.go)
+	processUtil, persistence, computeMode support
+	processUtilSeen                       uint64 // NVML's timestamp (µs) of the newest sample read
 
 	// eccStart is the start time of the volatile ECC counters: the first scrape, moved on
 	// when a counter goes down (the driver was reloaded and the counters reset).

@@ -34,6 +34,16 @@ type fakeGPU struct {
 
 	// mig nil: GetMigMode answers NOT_SUPPORTED (a pre-Ampere or consumer part)
 	mig *fakeMIG
+
+	// pmon are the per-process utilization samples; nil answers NOT_FOUND (none busy).
+	pmon    []nvml.ProcessUtilizationSample
+	pmonErr nvml.Return
+	// pmonSince records the lastSeenTimestamp of each GetProcessUtilization call.
+	pmonSince []uint64
+	// persistence and computeMode nil answer NOT_SUPPORTED.
+	persistence *bool
+	computeMode *nvml.ComputeMode
+	modeErr     nvml.Return
 }
 
 // fakeMIG is a GPU's MIG state; tests change it between scrapes to reconfigure.
@@ -191,6 +201,38 @@ func (g *fakeGPU) device(index int) *mock.Device {
 			return nvml.EventTypeXidCriticalError, nvml.SUCCESS
 		},
 		RegisterEventsFunc: func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS },
+		GetProcessUtilizationFunc: func(since uint64) ([]nvml.ProcessUtilizationSample, nvml.Return) {
+			g.pmonSince = append(g.pmonSince, since)
+			switch {
+			case g.pmonErr != nvml.SUCCESS:
+				return nil, g.pmonErr
+			case g.mig != nil && g.mig.enabled:
+				return nil, nvml.ERROR_NOT_SUPPORTED // as NVML in MIG mode
+			case g.pmon == nil:
+				return nil, nvml.ERROR_NOT_FOUND
+			}
+			return g.pmon, nvml.SUCCESS
+		},
+		GetPersistenceModeFunc: func() (nvml.EnableState, nvml.Return) {
+			switch {
+			case g.persistence == nil:
+				return 0, nvml.ERROR_NOT_SUPPORTED
+			case g.modeErr != nvml.SUCCESS:
+				return 0, g.modeErr
+			case *g.persistence:
+				return nvml.FEATURE_ENABLED, nvml.SUCCESS
+			}
+			return nvml.FEATURE_DISABLED, nvml.SUCCESS
+		},
+		GetComputeModeFunc: func() (nvml.ComputeMode, nvml.Return) {
+			switch {
+			case g.computeMode == nil:
+				return 0, nvml.ERROR_NOT_SUPPORTED
+			case g.modeErr != nvml.SUCCESS:
+				return 0, g.modeErr
+			}
+			return *g.computeMode, nvml.SUCCESS
+		},
 	}
 }
 

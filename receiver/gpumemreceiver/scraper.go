@@ -137,6 +137,8 @@ func (s *metricsScraper) scrapeDevice(d *device, driver string, ts pcommon.Times
 	lost.add(s.recordECC(d, ts))
 	d.xid.record(s.mb, ts)
 	lost.add(s.recordUtilization(d, ts))
+	lost.add(s.recordProcessUtilization(d, ts))
+	lost.add(s.recordModes(d, ts))
 	return lost
 }
 

@@ -14,6 +14,7 @@ const (
 	AttrHwType                   = "hw.type"
 	AttrErrorType                = "error.type"
 	AttrNvidiaGpuXid             = "nvidia.gpu.xid"
+	AttrNvidiaGpuComputeMode     = "nvidia.gpu.compute_mode"
 )
 
 // Enum values of the data point attributes above.
@@ -21,7 +22,8 @@ const (
 	AttrNvidiaGpuProcessTypeCompute  = "compute"
 	AttrNvidiaGpuProcessTypeGraphics = "graphics"
 
-	AttrHwGpuTaskGeneral = "general"
+	AttrHwGpuTaskGeneral          = "general"
+	AttrHwGpuTaskMemoryController = "memory_controller"
 
 	AttrNvidiaGpuRetirementCauseSingleBitEcc = "single_bit_ecc"
 	AttrNvidiaGpuRetirementCauseDoubleBitEcc = "double_bit_ecc"
@@ -31,6 +33,10 @@ const (
 
 	AttrErrorTypeCorrected   = "corrected"
 	AttrErrorTypeUncorrected = "uncorrected"
+
+	AttrNvidiaGpuComputeModeDefault          = "default"
+	AttrNvidiaGpuComputeModeExclusiveProcess = "exclusive_process"
+	AttrNvidiaGpuComputeModeProhibited       = "prohibited"
 
 	// AttrHwTypeGpu is the one value of hw.type, on data points and resources alike.
 	AttrHwTypeGpu = "gpu"
@@ -54,12 +60,13 @@ var Attributes = []AttributeDef{
 	{Name: AttrNvidiaGpuProcessType, Type: "string", Enum: []string{AttrNvidiaGpuProcessTypeCompute, AttrNvidiaGpuProcessTypeGraphics}},
 	{Name: AttrContainerID, Type: "string"},
 	{Name: AttrK8sPodUID, Type: "string"},
-	{Name: AttrHwGpuTask, Type: "string", Enum: []string{AttrHwGpuTaskGeneral}},
+	{Name: AttrHwGpuTask, Type: "string", Enum: []string{AttrHwGpuTaskGeneral, AttrHwGpuTaskMemoryController}},
 	{Name: AttrNvidiaGpuRetirementCause, Type: "string", Enum: []string{AttrNvidiaGpuRetirementCauseSingleBitEcc, AttrNvidiaGpuRetirementCauseDoubleBitEcc}},
 	{Name: AttrNvidiaGpuRemapType, Type: "string", Enum: []string{AttrNvidiaGpuRemapTypeCorrectable, AttrNvidiaGpuRemapTypeUncorrectable}},
 	{Name: AttrHwType, Type: "string"},
 	{Name: AttrErrorType, Type: "string", Enum: []string{AttrErrorTypeCorrected, AttrErrorTypeUncorrected}},
 	{Name: AttrNvidiaGpuXid, Type: "int"},
+	{Name: AttrNvidiaGpuComputeMode, Type: "string", Enum: []string{AttrNvidiaGpuComputeModeDefault, AttrNvidiaGpuComputeModeExclusiveProcess, AttrNvidiaGpuComputeModeProhibited}},
 }
 
 // Attributes of the Xid log records (not metric attributes, so not in metadata.yaml's

@@ -38,6 +38,9 @@ const (
 	NvidiaGpuEccMode
 	HwErrors
 	NvidiaGpuXidErrors
+	NvidiaGpuProcessUtilization
+	NvidiaGpuPersistenceMode
+	NvidiaGpuComputeMode
 	metricCount
 )
 
@@ -99,6 +102,14 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuXidErrors: {Name: "nvidia.gpu.xid.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true,
 		Attributes:  []string{"nvidia.gpu.xid"},
 		Description: "Xid events seen since the receiver started."},
+	NvidiaGpuProcessUtilization: {Name: "nvidia.gpu.process.utilization", Unit: "1", Type: Gauge, Value: Double, Enabled: true,
+		Attributes:  []string{"process.pid", "process.vpid", "process.executable.name", "container.id", "k8s.pod.uid", "hw.gpu.task"},
+		Description: "Fraction of the past sample period during which a process used the GPU's SMs (hw.gpu.task general) or its memory controller (memory_controller), as nvidia-smi pmon shows it. Only processes NVML sampled as busy since the previous scrape have points; not reported on a GPU in MIG mode."},
+	NvidiaGpuPersistenceMode: {Name: "nvidia.gpu.persistence_mode", Unit: "{gpu}", Type: Gauge, Enabled: true,
+		Description: "1 when persistence mode is on. With it off the driver tears the GPU's state down when the last client exits, and the next CUDA context pays for initialising it again."},
+	NvidiaGpuComputeMode: {Name: "nvidia.gpu.compute_mode", Unit: "{gpu}", Type: Gauge, Enabled: true, Points: 3,
+		Attributes:  []string{"nvidia.gpu.compute_mode"},
+		Description: "The GPU's compute mode: one point per mode, 1 for the current one and 0 for the others."},
 }
 
 // MetricByName returns the ID of a metric name.
