@@ -240,12 +240,18 @@ func (g *fakeGPU) device(index int) *mock.Device {
 type fakeNVML struct {
 	*mock.Interface
 	devices []*mock.Device
-	// events feeds the event set: each value is (device index, xid).
-	events chan [2]int
+	// events feeds the event set.
+	events chan xidAt
+}
+
+// xidAt is one NVML Xid event: the index of the GPU it names and its code.
+type xidAt struct {
+	device int
+	xid    uint64
 }
 
 func newFakeNVML(gpus ...*fakeGPU) *fakeNVML {
-	f := &fakeNVML{events: make(chan [2]int, 16)}
+	f := &fakeNVML{events: make(chan xidAt, 16)}
 	for i, g := range gpus {
 		f.devices = append(f.devices, g.device(i))
 	}
@@ -259,7 +265,7 @@ func newFakeNVML(gpus ...*fakeGPU) *fakeNVML {
 				WaitFunc: func(timeoutMs uint32) (nvml.EventData, nvml.Return) {
 					select {
 					case e := <-f.events:
-						return nvml.EventData{Device: f.devices[e[0]], EventType: nvml.EventTypeXidCriticalError, EventData: uint64(e[1])}, nvml.SUCCESS
+						return nvml.EventData{Device: f.devices[e.device], EventType: nvml.EventTypeXidCriticalError, EventData: e.xid}, nvml.SUCCESS
 					case <-time.After(time.Duration(timeoutMs) * time.Millisecond):
 						return nvml.EventData{}, nvml.ERROR_TIMEOUT
 					}
@@ -277,13 +283,18 @@ func newFakeNVML(gpus ...*fakeGPU) *fakeNVML {
 	return f
 }
 
+// procEntry is one process of an in-memory /proc: its comm and its cgroup file.
+type procEntry struct {
+	comm, cgroup string
+}
+
 // procTree is an in-memory /proc for the given pids.
-func procTree(entries map[uint32][2]string) fstest.MapFS {
+func procTree(entries map[uint32]procEntry) fstest.MapFS {
 	fsys := fstest.MapFS{}
 	for pid, e := range entries {
-		fsys[fmt.Sprintf("%d/comm", pid)] = &fstest.MapFile{Data: []byte(e[0] + "\n")}
-		fsys[fmt.Sprintf("%d/cgroup", pid)] = &fstest.MapFile{Data: []byte(e[1])}
-		fsys[fmt.Sprintf("%d/status", pid)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("Name:\t%s\nNSpid:\t%d\t1\n", e[0], pid))}
+		fsys[fmt.Sprintf("%d/comm", pid)] = &fstest.MapFile{Data: []byte(e.comm + "\n")}
+		fsys[fmt.Sprintf("%d/cgroup", pid)] = &fstest.MapFile{Data: []byte(e.cgroup)}
+		fsys[fmt.Sprintf("%d/status", pid)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("Name:\t%s\nNSpid:\t%d\t1\n", e.comm, pid))}
 	}
 	return fsys
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // pmonTree is an in-memory /proc of the sampled processes.
-func pmonTree() map[uint32][2]string {
-	return map[uint32][2]string{
+func pmonTree() map[uint32]procEntry {
+	return map[uint32]procEntry{
 		4242: {"python3", "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"},
 		4343: {"ollama", "0::/\n"},
 	}

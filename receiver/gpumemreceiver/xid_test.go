@@ -88,7 +88,7 @@ func TestXidMergedFromBothSources(t *testing.T) {
 	h := newXidHarness(t, true, g0, g1)
 	require.Eventually(t, h.r.sess.isUp, 5*time.Second, 10*time.Millisecond)
 	time.Sleep(100 * time.Millisecond) // let the watcher register
-	h.lib.events <- [2]int{1, 31}
+	h.lib.events <- xidAt{device: 1, xid: 31}
 	h.kernel(t, "NVRM: Xid (PCI:0000:19:00): 31, pid=4242, name=python train.py, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f5e_1c000000.")
 
 	recs := h.records(t, 1)
@@ -121,7 +121,7 @@ func TestXidNVMLOnly(t *testing.T) {
 	h := newXidHarness(t, true, newFakeGPU(0))
 	require.Eventually(t, h.r.sess.isUp, 5*time.Second, 10*time.Millisecond)
 	time.Sleep(100 * time.Millisecond)
-	h.lib.events <- [2]int{0, 48}
+	h.lib.events <- xidAt{device: 0, xid: 48}
 	a := h.records(t, 1)[0].Attributes().AsRaw()
 	assert.Equal(t, "nvml", a["nvidia.gpu.xid.source"])
 	assert.Equal(t, int64(48), a["nvidia.gpu.xid"])
