@@ -68,6 +68,7 @@ type xidSource struct {
 	logger    *zap.Logger
 	now       func() time.Time
 	emit      func([]xidEvent)
+	tel       *xidTelemetry // counts drops; nil in tests that need none
 
 	queue   chan xidEvent
 	dropped atomic.Int64
@@ -125,8 +126,9 @@ func (x *xidSource) enqueue(e xidEvent) {
 	select {
 	case x.queue <- e:
 	default:
+		x.tel.drop()
 		if x.dropped.Add(1) == 1 {
-			x.logger.Warn("Xid event queue full: dropping events; the total is logged at shutdown", zap.Int("capacity", xidQueueSize))
+			x.logger.Warn("Xid event queue full: dropping events; otelcol_receiver_gpu_mem_xid_events_dropped counts them and the total is logged at shutdown", zap.Int("capacity", xidQueueSize))
 		}
 	}
 }
