@@ -38,17 +38,22 @@ func TestXidKmsgUnopenableKeepsNVMLEvents(t *testing.T) {
 	r.newBackend = func(c *Config) (backend, error) {
 		return backend{lib: lib, procFS: fstest.MapFS{}, kmsgPath: c.Xid.KmsgPath}, nil
 	}
+	clock := newXidClock()
+	clock.install(r)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
 
 	lib.events <- xidAt{device: 0, xid: 48}
-	require.Eventually(t, func() bool { return sink.LogRecordCount() == 1 }, 10*time.Second, 5*time.Millisecond,
-		"an NVML Xid still arrives without the kernel log")
+	clock.settle(t, r.xids, 1)
+	clock.pass(xidMergeWindow)
+	require.Equal(t, 1, sink.LogRecordCount(), "an NVML Xid still arrives without the kernel log")
 	lr := sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
 	assert.Equal(t, "nvml", lr.Attributes().AsRaw()["nvidia.gpu.xid.source"])
 
 	lib.events <- xidAt{device: 0, xid: 63}
-	require.Eventually(t, func() bool { return sink.LogRecordCount() == 2 }, 10*time.Second, 5*time.Millisecond)
+	clock.settle(t, r.xids, 2)
+	clock.pass(xidMergeWindow)
+	require.Equal(t, 2, sink.LogRecordCount())
 	warns := logs.FilterLevelExact(zapcore.WarnLevel).All()
 	require.Len(t, warns, 1, "one warning, not one per event: %v", warns)
 	assert.Contains(t, warns[0].Message, "kernel log")

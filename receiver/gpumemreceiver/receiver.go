@@ -26,6 +26,8 @@ type gpuMemReceiver struct {
 	newBackend func(*Config) (backend, error)
 	// retryMin overrides the first NVML init retry delay; tests shorten it.
 	retryMin time.Duration
+	// xidTicker paces the Xid merge; nil is a real ticker, tests tick by hand.
+	xidTicker func(time.Duration) (<-chan time.Time, func())
 
 	// nextLogs receives Xid records; nil when the receiver is in no logs pipeline.
 	nextLogs consumer.Logs
@@ -63,6 +65,7 @@ func (r *gpuMemReceiver) Start(_ context.Context, host component.Host) error {
 	r.xids = &xidSource{
 		sess: r.sess, lib: b.lib, kmsgPath: b.kmsgPath, nvmlWatch: r.cfg.Xid.NVMLEvents, boot: b.boot,
 		logger: r.set.Logger, now: r.now, emit: r.emitXids, tel: r.xidTel,
+		newTicker: r.xidTicker,
 	}
 	r.xids.start()
 	return nil

@@ -69,8 +69,12 @@ type xidSource struct {
 	now       func() time.Time
 	emit      func([]xidEvent)
 	tel       *xidTelemetry // counts drops; nil in tests that need none
+	// newTicker paces the merge's flushes; nil is time.NewTicker. Tests drive it by hand
+	// with now, so merging takes no real time.
+	newTicker func(time.Duration) (tick <-chan time.Time, stop func())
 
 	queue   chan xidEvent
+	queued  atomic.Int64 // events accepted into the queue
 	dropped atomic.Int64
 	reader  *kmsg.Reader
 
@@ -125,6 +129,7 @@ func (x *xidSource) enqueue(e xidEvent) {
 	e.arrived = x.now()
 	select {
 	case x.queue <- e:
+		x.queued.Add(1)
 	default:
 		x.tel.drop()
 		if x.dropped.Add(1) == 1 {
@@ -257,8 +262,15 @@ func deviceOf(devices []*device, h nvml.Device) *device {
 // xidMergeWindow) and emits each occurrence once its window has passed.
 func (x *xidSource) merge(ctx context.Context) {
 	defer x.wg.Done()
-	tick := time.NewTicker(xidMergeWindow / 4)
-	defer tick.Stop()
+	newTicker := x.newTicker
+	if newTicker == nil {
+		newTicker = func(d time.Duration) (<-chan time.Time, func()) {
+			t := time.NewTicker(d)
+			return t.C, t.Stop
+		}
+	}
+	tick, stopTick := newTicker(xidMergeWindow / 4)
+	defer stopTick()
 	var pending []xidEvent
 	flush := func(all bool) {
 		now := x.now()
@@ -291,7 +303,7 @@ func (x *xidSource) merge(ctx context.Context) {
 			}
 		case e := <-x.queue:
 			pending = mergeInto(pending, e)
-		case <-tick.C:
+		case <-tick:
 			flush(false)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -43,7 +42,7 @@ func counterValue(t *testing.T, tt *componenttest.Telemetry, name string) int64 
 
 // startTelemetry starts a receiver on fake NVML whose telemetry goes to tt and whose Xid
 // records go to next.
-func startTelemetry(t *testing.T, tt *componenttest.Telemetry, next consumer.Logs) (*fakeNVML, component.ID) {
+func startTelemetry(t *testing.T, tt *componenttest.Telemetry, next consumer.Logs) (*gpuMemReceiver, *xidClock) {
 	t.Helper()
 	cfg := createDefaultConfig().(*Config)
 	cfg.Xid.KmsgPath = ""
@@ -53,9 +52,11 @@ func startTelemetry(t *testing.T, tt *componenttest.Telemetry, next consumer.Log
 	r.nextLogs = next
 	lib := newFakeNVML(newFakeGPU(0))
 	r.newBackend = func(*Config) (backend, error) { return backend{lib: lib, procFS: fstest.MapFS{}}, nil }
+	clock := newXidClock()
+	clock.install(r)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
-	return lib, set.ID
+	return r, clock
 }
 
 // Xid records go through receiverhelper.ObsReport: accepted and refused are counted with the
@@ -73,15 +74,17 @@ func TestXidRecordsReportedThroughObsReport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tt := componenttest.NewTelemetry()
 			t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-			lib, id := startTelemetry(t, tt, tc.next)
-			lib.events <- xidAt{device: 0, xid: 48}
-			require.Eventually(t, func() bool { return counterValue(t, tt, tc.counter) == 1 }, 10*time.Second, 5*time.Millisecond)
+			r, clock := startTelemetry(t, tt, tc.next)
+			r.backend.lib.(*fakeNVML).events <- xidAt{device: 0, xid: 48}
+			clock.settle(t, r.xids, 1)
+			clock.pass(xidMergeWindow)
+			assert.Equal(t, int64(1), counterValue(t, tt, tc.counter))
 			assert.Zero(t, counterValue(t, tt, tc.otherOne))
 			m, err := tt.GetMetric(tc.counter)
 			require.NoError(t, err)
 			dp := m.Data.(metricdata.Sum[int64]).DataPoints[0]
 			got, _ := dp.Attributes.Value(attribute.Key("receiver"))
-			assert.Equal(t, id.String(), got.AsString())
+			assert.Equal(t, r.set.ID.String(), got.AsString())
 		})
 	}
 }
