@@ -13,13 +13,10 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/xid"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/kmsg"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 )
 
 const (
-	xidSourceNVML = "nvml"
-	xidSourceKmsg = "kmsg"
-	xidSourceBoth = "both"
-
 	// xidQueueSize bounds the events waiting to be merged; beyond it events are dropped and
 	// counted rather than blocking the NVML wait loop or the kernel log reader.
 	xidQueueSize = 1024
@@ -49,11 +46,11 @@ type xidEvent struct {
 func (e *xidEvent) source() string {
 	switch {
 	case e.nvml && e.kmsg:
-		return xidSourceBoth
+		return metadata.LogXidSourceBoth
 	case e.nvml:
-		return xidSourceNVML
+		return metadata.LogXidSourceNVML
 	default:
-		return xidSourceKmsg
+		return metadata.LogXidSourceKmsg
 	}
 }
 

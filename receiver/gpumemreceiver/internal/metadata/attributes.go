@@ -83,4 +83,9 @@ const (
 	LogAttrPciBusID              = "nvidia.gpu.pci.bus_id"
 	LogAttrProcessPID            = AttrProcessPID
 	LogAttrProcessExecutableName = AttrProcessExecutableName
+
+	// Values of nvidia.gpu.xid.source: which of the driver's two reports saw the Xid.
+	LogXidSourceNVML = "nvml"
+	LogXidSourceKmsg = "kmsg"
+	LogXidSourceBoth = "both"
 )
