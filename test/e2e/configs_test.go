@@ -72,6 +72,7 @@ func TestConfigTemplates(t *testing.T) {
 		"metrics.yaml.tmpl":    renderConfig(t, "metrics.yaml.tmpl", nil),
 		"agent.yaml.tmpl":      agentConfig(t, "/s/a.yaml", "node-a", 4317),
 		"gateway.yaml.tmpl":    gatewayConfig(t, 4317),
+		"nvml.yaml.tmpl":       renderConfig(t, "nvml.yaml.tmpl", struct{ LibraryPath string }{"/lib/libnvidia-ml.so.1"}),
 		"classifier.yaml.tmpl": classifierConfig(t, classifierOptions{scenario: "/s/b.yaml", interval: "500ms", thresholds: map[string]string{"leak_min_duration": "10s"}}),
 	}
 	for _, e := range entries {

@@ -86,6 +86,7 @@ func TestSimulatedMetrics(t *testing.T) {
 		"hw.gpu.memory.usage", "hw.gpu.memory.limit", "hw.gpu.memory.utilization",
 		"nvidia.gpu.memory.free", "nvidia.gpu.memory.reserved", "nvidia.gpu.memory.unattributed",
 		"nvidia.gpu.process.memory.usage", "nvidia.gpu.process.count", "hw.gpu.utilization",
+		"nvidia.gpu.process.utilization", "nvidia.gpu.persistence_mode", "nvidia.gpu.compute_mode",
 	} {
 		assert.True(t, names[name], "metric %s exported", name)
 	}
