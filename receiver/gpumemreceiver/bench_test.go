@@ -12,7 +12,7 @@ import (
 // recording is part of the cost; see BenchmarkMockCalls to subtract it).
 func BenchmarkScrape(b *testing.B) {
 	gpus := make([]*fakeGPU, 8)
-	tree := map[uint32][2]string{}
+	tree := map[uint32]procEntry{}
 	for i := range gpus {
 		g := newFakeGPU(i)
 		g.remap = &[4]int{0, 0, 0, 0}
@@ -20,7 +20,7 @@ func BenchmarkScrape(b *testing.B) {
 		for p := 0; p < 16; p++ {
 			pid := uint32(1000 + 100*i + p)
 			g.compute = append(g.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
-			tree[pid] = [2]string{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
+			tree[pid] = procEntry{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
 		}
 		gpus[i] = g
 	}
@@ -70,7 +70,7 @@ func BenchmarkScrapeMIG(b *testing.B) {
 	g.remap = &[4]int{0, 0, 0, 0}
 	g.ecc = &[2]uint64{0, 0}
 	g.mig = &fakeMIG{enabled: true}
-	tree := map[uint32][2]string{}
+	tree := map[uint32]procEntry{}
 	for i := 0; i < 7; i++ {
 		inst := &fakeInstance{
 			uuid: fmt.Sprintf("MIG-%08d-aaaa-bbbb-cccc-dddddddddddd", i), name: "NVIDIA H100 80GB HBM3 MIG 1g.10gb",
@@ -79,7 +79,7 @@ func BenchmarkScrapeMIG(b *testing.B) {
 		for p := 0; p < 2; p++ {
 			pid := uint32(2000 + 10*i + p)
 			inst.compute = append(inst.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
-			tree[pid] = [2]string{"worker", "0::/\n"}
+			tree[pid] = procEntry{"worker", "0::/\n"}
 		}
 		g.mig.slots = append(g.mig.slots, inst)
 	}

@@ -44,7 +44,7 @@ type SimulatedConfig struct {
 	LogDir string `mapstructure:"log_dir"`
 }
 
-// ProcessesConfig configures per-process memory.
+// ProcessesConfig configures the per-process metrics (memory and utilization).
 type ProcessesConfig struct {
 	Enabled bool `mapstructure:"enabled"`
 	// ProcRoot is where the host's /proc is visible (/host/proc inside a container).

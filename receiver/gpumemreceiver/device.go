@@ -27,6 +27,9 @@ type device struct {
 
 	memoryV2, utilization, compute, graphics                       support
 	retiredPages, retiredPending, remappedRows, eccMode, eccErrors support
+	// per-process utilization, persistence and compute mode (processutil.go, modes.go)
+	processUtil, persistence, computeMode support
+	processUtilSeen                       uint64 // NVML's timestamp (µs) of the newest sample read
 
 	// syms is what the loaded library exports (shared by every device of a session).
 	syms *driverSymbols
@@ -89,6 +92,9 @@ func (d *device) resetProbes() {
 	d.remappedRows = d.syms.initial(symRemappedRows)
 	d.eccMode = d.syms.initial(symEccMode)
 	d.eccErrors = d.syms.initial(symTotalEccErrors)
+	d.processUtil = d.syms.initial(symProcessUtilization)
+	d.persistence = d.syms.initial(symPersistenceMode)
+	d.computeMode = d.syms.initial(symComputeMode)
 	d.retirementPending, d.remapPending = false, false
 }
 

@@ -83,7 +83,7 @@ func status(t *testing.T, gpu map[string][]point) string {
 func (o *observed) failedScrapes(t *testing.T) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
-	m, err := o.tel.GetMetric(failedScrapesMetric)
+	m, err := o.tel.GetMetric(failedScrapes.Name)
 	if err != nil {
 		return out
 	}

@@ -45,7 +45,7 @@ func resources(md pmetric.Metrics) map[string]map[string]any {
 // the device-level metrics and lists no processes.
 func TestMIGResources(t *testing.T) {
 	g := newMIGGPU()
-	r := startWith(t, newFakeNVML(g), procTree(map[uint32][2]string{100: {"trainer", "0::/\n"}}))
+	r := startWith(t, newFakeNVML(g), procTree(map[uint32]procEntry{100: {"trainer", "0::/\n"}}))
 	md, err := r.scrapeMetrics(context.Background())
 	require.NoError(t, err)
 

@@ -35,6 +35,16 @@ type fakeGPU struct {
 
 	// mig nil: GetMigMode answers NOT_SUPPORTED (a pre-Ampere or consumer part)
 	mig *fakeMIG
+
+	// pmon are the per-process utilization samples; nil answers NOT_FOUND (none busy).
+	pmon    []nvml.ProcessUtilizationSample
+	pmonErr nvml.Return
+	// pmonSince records the lastSeenTimestamp of each GetProcessUtilization call.
+	pmonSince []uint64
+	// persistence and computeMode nil answer NOT_SUPPORTED.
+	persistence *bool
+	computeMode *nvml.ComputeMode
+	modeErr     nvml.Return
 }
 
 // fakeMIG is a GPU's MIG state; tests change it between scrapes to reconfigure.
@@ -199,6 +209,38 @@ func (g *fakeGPU) device(index int) *mock.Device {
 			return nvml.EventTypeXidCriticalError, nvml.SUCCESS
 		},
 		RegisterEventsFunc: func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS },
+		GetProcessUtilizationFunc: func(since uint64) ([]nvml.ProcessUtilizationSample, nvml.Return) {
+			g.pmonSince = append(g.pmonSince, since)
+			switch {
+			case g.pmonErr != nvml.SUCCESS:
+				return nil, g.pmonErr
+			case g.mig != nil && g.mig.enabled:
+				return nil, nvml.ERROR_NOT_SUPPORTED // as NVML in MIG mode
+			case g.pmon == nil:
+				return nil, nvml.ERROR_NOT_FOUND
+			}
+			return g.pmon, nvml.SUCCESS
+		},
+		GetPersistenceModeFunc: func() (nvml.EnableState, nvml.Return) {
+			switch {
+			case g.persistence == nil:
+				return 0, nvml.ERROR_NOT_SUPPORTED
+			case g.modeErr != nvml.SUCCESS:
+				return 0, g.modeErr
+			case *g.persistence:
+				return nvml.FEATURE_ENABLED, nvml.SUCCESS
+			}
+			return nvml.FEATURE_DISABLED, nvml.SUCCESS
+		},
+		GetComputeModeFunc: func() (nvml.ComputeMode, nvml.Return) {
+			switch {
+			case g.computeMode == nil:
+				return 0, nvml.ERROR_NOT_SUPPORTED
+			case g.modeErr != nvml.SUCCESS:
+				return 0, g.modeErr
+			}
+			return *g.computeMode, nvml.SUCCESS
+		},
 	}
 }
 
@@ -206,14 +248,20 @@ func (g *fakeGPU) device(index int) *mock.Device {
 type fakeNVML struct {
 	*mock.Interface
 	devices []*mock.Device
-	// events feeds the event set: each value is (device index, xid).
-	events chan [2]int
+	// events feeds the event set.
+	events chan xidAt
 	// missing are the symbols the "library" lacks (an older driver branch).
 	missing map[string]bool
 }
 
+// xidAt is one NVML Xid event: the index of the GPU it names and its code.
+type xidAt struct {
+	device int
+	xid    uint64
+}
+
 func newFakeNVML(gpus ...*fakeGPU) *fakeNVML {
-	f := &fakeNVML{events: make(chan [2]int, 16)}
+	f := &fakeNVML{events: make(chan xidAt, 16)}
 	for i, g := range gpus {
 		f.devices = append(f.devices, g.device(i))
 	}
@@ -235,7 +283,7 @@ func newFakeNVML(gpus ...*fakeGPU) *fakeNVML {
 				WaitFunc: func(timeoutMs uint32) (nvml.EventData, nvml.Return) {
 					select {
 					case e := <-f.events:
-						return nvml.EventData{Device: f.devices[e[0]], EventType: nvml.EventTypeXidCriticalError, EventData: uint64(e[1])}, nvml.SUCCESS
+						return nvml.EventData{Device: f.devices[e.device], EventType: nvml.EventTypeXidCriticalError, EventData: e.xid}, nvml.SUCCESS
 					case <-time.After(time.Duration(timeoutMs) * time.Millisecond):
 						return nvml.EventData{}, nvml.ERROR_TIMEOUT
 					}
@@ -253,13 +301,18 @@ func newFakeNVML(gpus ...*fakeGPU) *fakeNVML {
 	return f
 }
 
+// procEntry is one process of an in-memory /proc: its comm and its cgroup file.
+type procEntry struct {
+	comm, cgroup string
+}
+
 // procTree is an in-memory /proc for the given pids.
-func procTree(entries map[uint32][2]string) fstest.MapFS {
+func procTree(entries map[uint32]procEntry) fstest.MapFS {
 	fsys := fstest.MapFS{}
 	for pid, e := range entries {
-		fsys[fmt.Sprintf("%d/comm", pid)] = &fstest.MapFile{Data: []byte(e[0] + "\n")}
-		fsys[fmt.Sprintf("%d/cgroup", pid)] = &fstest.MapFile{Data: []byte(e[1])}
-		fsys[fmt.Sprintf("%d/status", pid)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("Name:\t%s\nNSpid:\t%d\t1\n", e[0], pid))}
+		fsys[fmt.Sprintf("%d/comm", pid)] = &fstest.MapFile{Data: []byte(e.comm + "\n")}
+		fsys[fmt.Sprintf("%d/cgroup", pid)] = &fstest.MapFile{Data: []byte(e.cgroup)}
+		fsys[fmt.Sprintf("%d/status", pid)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("Name:\t%s\nNSpid:\t%d\t1\n", e.comm, pid))}
 	}
 	return fsys
 }

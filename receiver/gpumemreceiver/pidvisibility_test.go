@@ -82,7 +82,7 @@ func TestProcRootShowingHostPIDsDoesNotWarn(t *testing.T) {
 	for p := uint32(0); p < 8; p++ { // eight that exited: one visible process is enough
 		g.compute = append(g.compute, nvml.ProcessInfo{Pid: 200 + p, UsedGpuMemory: uint64(gib)})
 	}
-	r, logs := startLogged(t, newFakeNVML(g), procTree(map[uint32][2]string{100: {"python3", "0::/\n"}}))
+	r, logs := startLogged(t, newFakeNVML(g), procTree(map[uint32]procEntry{100: {"python3", "0::/\n"}}))
 	for i := 0; i < 3; i++ {
 		_, err := r.scrapeMetrics(context.Background())
 		require.NoError(t, err)

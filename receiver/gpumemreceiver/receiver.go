@@ -28,6 +28,8 @@ type gpuMemReceiver struct {
 	newBackend func(*Config) (backend, error)
 	// retryMin overrides the first NVML init retry delay; tests shorten it.
 	retryMin time.Duration
+	// xidTicker paces the Xid merge; nil is a real ticker, tests tick by hand.
+	xidTicker func(time.Duration) (<-chan time.Time, func())
 
 	// nextLogs receives Xid records; nil when the receiver is in no logs pipeline.
 	nextLogs consumer.Logs
@@ -36,6 +38,7 @@ type gpuMemReceiver struct {
 	backend  backend
 	scraper  *metricsScraper
 	xids     *xidSource
+	xidTel   *xidTelemetry
 	switches *metadata.ResourceSwitches
 }
 
@@ -51,6 +54,9 @@ func (r *gpuMemReceiver) Start(_ context.Context, host component.Host) error {
 		return err
 	}
 	r.backend = b
+	if r.xidTel, err = newXidTelemetry(r.set); err != nil {
+		return err
+	}
 	r.sess = newSession(b.lib, r.libraryPath(), r.set.Logger)
 	if r.retryMin > 0 {
 		r.sess.retryMin = r.retryMin
@@ -60,7 +66,8 @@ func (r *gpuMemReceiver) Start(_ context.Context, host component.Host) error {
 	r.sess.start(host)
 	r.xids = &xidSource{
 		sess: r.sess, lib: b.lib, kmsgPath: b.kmsgPath, nvmlWatch: r.cfg.Xid.NVMLEvents, boot: b.boot,
-		logger: r.set.Logger, now: r.now, emit: r.emitXids,
+		logger: r.set.Logger, now: r.now, emit: r.emitXids, tel: r.xidTel,
+		newTicker: r.xidTicker,
 	}
 	r.xids.start()
 	return nil
@@ -84,7 +91,7 @@ func (r *gpuMemReceiver) emitXids(events []xidEvent) {
 	var driver string
 	_ = r.sess.withDevices(func(d string, _ []*device) { driver = d })
 	ld := xidLogs(events, driver, r.switches, r.set.BuildInfo.Version, pcommon.NewTimestampFromTime(r.now()))
-	if err := r.nextLogs.ConsumeLogs(context.Background(), ld); err != nil {
+	if err := r.xidTel.send(r.nextLogs, ld); err != nil {
 		r.set.Logger.Warn("Xid records not accepted by the next consumer", zap.Int("records", ld.LogRecordCount()), zap.Error(err))
 	}
 }

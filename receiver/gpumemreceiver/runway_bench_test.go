@@ -25,7 +25,7 @@ func BenchmarkScrapeRunway(b *testing.B) {
 	}{{"off", false, false}, {"flat", true, false}, {"growing", true, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			gpus := make([]*fakeGPU, 8)
-			tree := map[uint32][2]string{}
+			tree := map[uint32]procEntry{}
 			for i := range gpus {
 				g := newFakeGPU(i)
 				g.remap = &[4]int{0, 0, 0, 0}
@@ -33,7 +33,7 @@ func BenchmarkScrapeRunway(b *testing.B) {
 				for p := 0; p < 16; p++ {
 					pid := uint32(1000 + 100*i + p)
 					g.compute = append(g.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
-					tree[pid] = [2]string{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
+					tree[pid] = procEntry{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
 				}
 				gpus[i] = g
 			}

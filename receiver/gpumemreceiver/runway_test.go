@@ -81,7 +81,7 @@ func startRunway(t *testing.T, lib nvml.Interface, clock func() time.Time, logge
 	r := newGPUMemReceiver(cfg, set)
 	r.now = clock
 	r.newBackend = func(*Config) (backend, error) {
-		return backend{lib: lib, procFS: procTree(map[uint32][2]string{4242: {"python3", "0::/\n"}})}, nil
+		return backend{lib: lib, procFS: procTree(map[uint32]procEntry{4242: {"python3", "0::/\n"}})}, nil
 	}
 	if sink != nil {
 		r.nextLogs = sink

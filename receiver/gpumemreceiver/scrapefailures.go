@@ -15,10 +15,10 @@ import (
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 )
 
-// failedScrapesMetric is the receiver's own telemetry counter of scrapes in which NVML calls
+// failedScrapes is the receiver's own telemetry counter of scrapes in which NVML calls
 // failed, by reason (the NVML error). The collector exports it with its other own metrics
 // (service::telemetry::metrics), beside otelcol_scraper_errored_metric_points.
-const failedScrapesMetric = "otelcol_gpu_mem_failed_scrapes"
+var failedScrapes = metadata.TelemetryFailedScrapes
 
 // failureLog remembers the failures of the last scrape, so that a call failing on a GPU
 // scrape after scrape is reported once (as a partial scrape error, which the scraper
@@ -33,12 +33,11 @@ func newFailureLog(logger *zap.Logger, mp metric.MeterProvider) *failureLog {
 	if mp == nil {
 		mp = noop.NewMeterProvider()
 	}
-	c, err := mp.Meter(metadata.ScopeName).Int64Counter(failedScrapesMetric,
-		metric.WithDescription("Scrapes of the gpu_mem receiver in which an NVML call failed, by reason."),
-		metric.WithUnit("{scrape}"))
+	c, err := mp.Meter(metadata.ScopeName).Int64Counter(failedScrapes.Name,
+		metric.WithDescription(failedScrapes.Description), metric.WithUnit(failedScrapes.Unit))
 	if err != nil {
 		logger.Warn("cannot create the failed-scrapes counter", zap.Error(err))
-		c, _ = noop.NewMeterProvider().Meter(metadata.ScopeName).Int64Counter(failedScrapesMetric)
+		c, _ = noop.NewMeterProvider().Meter(metadata.ScopeName).Int64Counter(failedScrapes.Name)
 	}
 	return &failureLog{logger: logger, counter: c, last: map[string]string{}}
 }

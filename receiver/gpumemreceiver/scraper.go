@@ -163,6 +163,8 @@ func (s *metricsScraper) scrapeDevice(d *device, driver string, ts pcommon.Times
 	lost.add(s.recordECC(d, ts))
 	d.xid.record(s.mb, ts)
 	lost.add(s.recordUtilization(d, ts))
+	lost.add(s.recordProcessUtilization(d, ts))
+	lost.add(s.recordModes(d, ts))
 	lost.noteLoss(d, s.logger)
 	s.recordStatus(d, ts)
 	return lost

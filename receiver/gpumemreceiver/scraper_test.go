@@ -72,7 +72,7 @@ func TestScrapeMemoryAndProcesses(t *testing.T) {
 	g.used = 30 * gib
 	g.compute = []nvml.ProcessInfo{{Pid: 100, UsedGpuMemory: uint64(20 * gib)}, {Pid: 200, UsedGpuMemory: uint64(4 * gib)}}
 	g.graphics = []nvml.ProcessInfo{{Pid: 100, UsedGpuMemory: uint64(20 * gib)}} // C+G: counted once
-	fsys := procTree(map[uint32][2]string{
+	fsys := procTree(map[uint32]procEntry{
 		100: {"python3", "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1b2c3d4e_aaaa_bbbb_cccc_111122223333.slice/cri-containerd-" + hex64 + ".scope\n"},
 		// pid 200 exited between NVML's list and the /proc read: no entry.
 	})

@@ -13,13 +13,10 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/xid"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/kmsg"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 )
 
 const (
-	xidSourceNVML = "nvml"
-	xidSourceKmsg = "kmsg"
-	xidSourceBoth = "both"
-
 	// xidQueueSize bounds the events waiting to be merged; beyond it events are dropped and
 	// counted rather than blocking the NVML wait loop or the kernel log reader.
 	xidQueueSize = 1024
@@ -53,11 +50,11 @@ type xidEvent struct {
 func (e *xidEvent) source() string {
 	switch {
 	case e.nvml && e.kmsg:
-		return xidSourceBoth
+		return metadata.LogXidSourceBoth
 	case e.nvml:
-		return xidSourceNVML
+		return metadata.LogXidSourceNVML
 	default:
-		return xidSourceKmsg
+		return metadata.LogXidSourceKmsg
 	}
 }
 
@@ -72,8 +69,13 @@ type xidSource struct {
 	logger    *zap.Logger
 	now       func() time.Time
 	emit      func([]xidEvent)
+	tel       *xidTelemetry // counts drops; nil in tests that need none
+	// newTicker paces the merge's flushes; nil is time.NewTicker. Tests drive it by hand
+	// with now, so merging takes no real time.
+	newTicker func(time.Duration) (tick <-chan time.Time, stop func())
 
 	queue   chan xidEvent
+	queued  atomic.Int64 // events accepted into the queue
 	dropped atomic.Int64
 	reader  *kmsg.Reader
 
@@ -128,9 +130,11 @@ func (x *xidSource) enqueue(e xidEvent) {
 	e.arrived = x.now()
 	select {
 	case x.queue <- e:
+		x.queued.Add(1)
 	default:
+		x.tel.drop()
 		if x.dropped.Add(1) == 1 {
-			x.logger.Warn("Xid event queue full: dropping events; the total is logged at shutdown", zap.Int("capacity", xidQueueSize))
+			x.logger.Warn("Xid event queue full: dropping events; otelcol_receiver_gpu_mem_xid_events_dropped counts them and the total is logged at shutdown", zap.Int("capacity", xidQueueSize))
 		}
 	}
 }
@@ -287,8 +291,15 @@ func deviceOf(devices []*device, h nvml.Device) *device {
 // xidMergeWindow) and emits each occurrence once its window has passed.
 func (x *xidSource) merge(ctx context.Context) {
 	defer x.wg.Done()
-	tick := time.NewTicker(xidMergeWindow / 4)
-	defer tick.Stop()
+	newTicker := x.newTicker
+	if newTicker == nil {
+		newTicker = func(d time.Duration) (<-chan time.Time, func()) {
+			t := time.NewTicker(d)
+			return t.C, t.Stop
+		}
+	}
+	tick, stopTick := newTicker(xidMergeWindow / 4)
+	defer stopTick()
 	var pending []xidEvent
 	flush := func(all bool) {
 		now := x.now()
@@ -321,7 +332,7 @@ func (x *xidSource) merge(ctx context.Context) {
 			}
 		case e := <-x.queue:
 			pending = mergeInto(pending, e)
-		case <-tick.C:
+		case <-tick:
 			flush(false)
 		}
 	}

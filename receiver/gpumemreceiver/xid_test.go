@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -20,19 +21,62 @@ import (
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 )
 
-// xidHarness is a receiver on fake NVML with a kernel log file the test appends to.
+// xidHarness is a receiver on fake NVML with a kernel log file the test appends to, and the
+// Xid merge on a clock and ticker the test steps.
 type xidHarness struct {
-	r    *gpuMemReceiver
-	lib  *fakeNVML
-	sink *consumertest.LogsSink
-	kmsg string
-	boot time.Time
-	seq  int
+	r     *gpuMemReceiver
+	lib   *fakeNVML
+	sink  *consumertest.LogsSink
+	clock *xidClock
+	kmsg  string
+	boot  time.Time
+	seq   int
+}
+
+// xidClock is the receiver's clock and the Xid merge's ticker, stepped by the test: merging
+// waits for no real time, and what is emitted when is exact.
+type xidClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	tick chan time.Time // unbuffered: a send returns once the merge loop is waiting again
+}
+
+func newXidClock() *xidClock {
+	return &xidClock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), tick: make(chan time.Time)}
+}
+
+func (c *xidClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// install makes r (before Start) use the clock and the ticker.
+func (c *xidClock) install(r *gpuMemReceiver) {
+	r.now = c.now
+	r.xidTicker = func(time.Duration) (<-chan time.Time, func()) { return c.tick, func() {} }
+}
+
+// settle waits until n events have been queued and the merge loop has taken each in.
+func (c *xidClock) settle(t *testing.T, x *xidSource, n int64) {
+	t.Helper()
+	require.Eventually(t, func() bool { return x.queued.Load() == n && len(x.queue) == 0 }, 10*time.Second, time.Millisecond,
+		"%d Xid events queued", n)
+	c.tick <- c.now() // the loop is back in its select: the last event is merged
+}
+
+// pass moves the clock by d and ticks; when it returns, the flush that tick caused is done.
+func (c *xidClock) pass(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+	c.tick <- c.now()
+	c.tick <- c.now()
 }
 
 func newXidHarness(t *testing.T, nvmlEvents bool, gpus ...*fakeGPU) *xidHarness {
 	t.Helper()
-	h := &xidHarness{lib: newFakeNVML(gpus...), sink: &consumertest.LogsSink{}, boot: time.Now().Add(-time.Hour)}
+	h := &xidHarness{lib: newFakeNVML(gpus...), sink: &consumertest.LogsSink{}, clock: newXidClock(), boot: time.Now().Add(-time.Hour)}
 	h.kmsg = filepath.Join(t.TempDir(), "kmsg")
 	require.NoError(t, os.WriteFile(h.kmsg, nil, 0o600))
 	cfg := createDefaultConfig().(*Config)
@@ -40,6 +84,7 @@ func newXidHarness(t *testing.T, nvmlEvents bool, gpus ...*fakeGPU) *xidHarness 
 	cfg.Xid.NVMLEvents = nvmlEvents
 	h.r = newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	h.r.nextLogs = h.sink
+	h.clock.install(h.r)
 	h.r.newBackend = func(c *Config) (backend, error) {
 		return backend{lib: h.lib, procFS: fstest.MapFS{}, kmsgPath: c.Xid.KmsgPath, boot: h.boot}, nil
 	}
@@ -60,9 +105,17 @@ func (h *xidHarness) kernel(t *testing.T, text string) {
 	require.NoError(t, f.Close())
 }
 
+// flush waits for n queued events and lets the merge window pass.
+func (h *xidHarness) flush(t *testing.T, n int64) {
+	t.Helper()
+	h.clock.settle(t, h.r.xids, n)
+	h.clock.pass(xidMergeWindow)
+}
+
+// records returns what was emitted, which must be n records.
 func (h *xidHarness) records(t *testing.T, n int) []plog.LogRecord {
 	t.Helper()
-	require.Eventually(t, func() bool { return h.sink.LogRecordCount() >= n }, 15*time.Second, 20*time.Millisecond)
+	require.Equal(t, n, h.sink.LogRecordCount())
 	var out []plog.LogRecord
 	for _, ld := range h.sink.AllLogs() {
 		for i := 0; i < ld.ResourceLogs().Len(); i++ {
@@ -86,14 +139,16 @@ func (h *xidHarness) records(t *testing.T, n int) []plog.LogRecord {
 func TestXidMergedFromBothSources(t *testing.T) {
 	g0, g1 := newFakeGPU(0), newFakeGPU(1) // bus ids 00000000:18:00.0, 00000000:19:00.0
 	h := newXidHarness(t, true, g0, g1)
-	require.Eventually(t, h.r.sess.isUp, 5*time.Second, 10*time.Millisecond)
-	time.Sleep(100 * time.Millisecond) // let the watcher register
-	h.lib.events <- [2]int{1, 31}
+	h.lib.events <- xidAt{device: 1, xid: 31}
 	h.kernel(t, "NVRM: Xid (PCI:0000:19:00): 31, pid=4242, name=python train.py, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f5e_1c000000.")
 
-	recs := h.records(t, 1)
-	time.Sleep(xidMergeWindow + 500*time.Millisecond)
-	require.Equal(t, 1, h.sink.LogRecordCount(), "one record per occurrence")
+	h.clock.settle(t, h.r.xids, 2)
+	h.clock.pass(xidMergeWindow - time.Millisecond)
+	assert.Zero(t, h.sink.LogRecordCount(), "held for its twin until the window has passed")
+	h.clock.pass(time.Millisecond)
+	recs := h.records(t, 1) // one record per occurrence
+	h.clock.pass(xidMergeWindow)
+	require.Equal(t, 1, h.sink.LogRecordCount(), "and only one")
 	a := recs[0].Attributes().AsRaw()
 	assert.Equal(t, "both", a["nvidia.gpu.xid.source"])
 	assert.Equal(t, int64(31), a["nvidia.gpu.xid"])
@@ -119,9 +174,8 @@ func TestXidMergedFromBothSources(t *testing.T) {
 
 func TestXidNVMLOnly(t *testing.T) {
 	h := newXidHarness(t, true, newFakeGPU(0))
-	require.Eventually(t, h.r.sess.isUp, 5*time.Second, 10*time.Millisecond)
-	time.Sleep(100 * time.Millisecond)
-	h.lib.events <- [2]int{0, 48}
+	h.lib.events <- xidAt{device: 0, xid: 48}
+	h.flush(t, 1)
 	a := h.records(t, 1)[0].Attributes().AsRaw()
 	assert.Equal(t, "nvml", a["nvidia.gpu.xid.source"])
 	assert.Equal(t, int64(48), a["nvidia.gpu.xid"])
@@ -136,9 +190,8 @@ func TestXidGPULost(t *testing.T) {
 	h.kernel(t, "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
 	h.kernel(t, "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.")
 	h.kernel(t, "usb 1-1: new high-speed USB device number 2 using xhci_hcd")
+	h.flush(t, 2) // the USB line is no Xid: never queued
 	recs := h.records(t, 1)
-	time.Sleep(xidMergeWindow + 500*time.Millisecond)
-	require.Equal(t, 1, h.sink.LogRecordCount())
 	a := recs[0].Attributes().AsRaw()
 	assert.Equal(t, int64(79), a["nvidia.gpu.xid"])
 	assert.Equal(t, "kmsg", a["nvidia.gpu.xid.source"])

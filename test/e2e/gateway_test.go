@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"fmt"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -14,91 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// agentConfig is a node agent: gpu_mem and the application's log files, stamped with the
-// node's host.name, sent over OTLP/gRPC to the gateway. It classifies nothing itself.
-func agentConfig(scenario, host string, port int) string {
-	return fmt.Sprintf(`
-receivers:
-  gpu_mem:
-    collection_interval: 1s
-    backend: simulated
-    simulated:
-      scenario: %s
-      log_dir: {{DIR}}/app
-    xid:
-      kmsg_path: ""
-  file_log:
-    include: [{{DIR}}/app/*.log]
-    start_at: beginning
-    poll_interval: 100ms
-processors:
-  resource:
-    attributes:
-      - key: host.name
-        value: %s
-        action: upsert
-exporters:
-  otlp_grpc:
-    endpoint: 127.0.0.1:%d
-    tls:
-      insecure: true
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    metrics:
-      receivers: [gpu_mem]
-      processors: [resource]
-      exporters: [otlp_grpc]
-    logs:
-      receivers: [gpu_mem, file_log]
-      processors: [resource]
-      exporters: [otlp_grpc]
-`, scenario, host, port)
-}
-
-// gatewayConfig receives every node's metrics and logs and classifies there.
-func gatewayConfig(port int) string {
-	return fmt.Sprintf(`
-receivers:
-  otlp:
-    protocols:
-      grpc:
-        endpoint: 127.0.0.1:%d
-processors:
-  oom_classifier:
-    window: 15m
-exporters:
-  file/logs:
-    path: {{DIR}}/logs.jsonl
-    flush_interval: 100ms
-  file/metrics:
-    path: {{DIR}}/metrics.jsonl
-    flush_interval: 100ms
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    metrics:
-      receivers: [otlp]
-      processors: [oom_classifier]
-      exporters: [file/metrics]
-    logs:
-      receivers: [otlp]
-      processors: [oom_classifier]
-      exporters: [file/logs]
-`, port)
-}
-
 // TestGateway runs two node agents and one gateway. Both nodes' failing process is pid 4242
 // on a GPU with index 0, so only host.name tells the gateway which node's metrics explain
 // which OOM: node-a's is another tenant, node-b's a zombie context.
 func TestGateway(t *testing.T) {
 	t.Parallel()
 	port := freePort(t)
-	gw := startCollector(t, gatewayConfig(port))
+	gw := startCollector(t, gatewayConfig(t, port))
 	// The agents' exporters back off for seconds after a refused connection: start them once
 	// the gateway listens.
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
@@ -119,7 +40,7 @@ func TestGateway(t *testing.T) {
 	}
 	var agents []*collector
 	for _, n := range nodes {
-		agents = append(agents, startCollector(t, agentConfig(testdata(t, "scenarios", "causes", n.scenario+".yaml"), n.host, port)))
+		agents = append(agents, startCollector(t, agentConfig(t, testdata(t, "scenarios", "causes", n.scenario+".yaml"), n.host, port)))
 	}
 
 	logsPath := filepath.Join(gw.dir, "logs.jsonl")

@@ -12,32 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-const metricsConfig = `
-receivers:
-  gpu_mem:
-    collection_interval: 1s
-    backend: simulated
-    xid:
-      kmsg_path: ""
-exporters:
-  file:
-    path: {{DIR}}/metrics.jsonl
-    flush_interval: 100ms
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    metrics:
-      receivers: [gpu_mem]
-      exporters: [file]
-`
-
 // TestSimulatedMetrics runs the distribution on the built-in scenario and checks what a user's
 // backend would receive: 8 GPUs, one of them split into 4 MIG instances, each a resource with
 // the DESIGN.md attributes and metrics.
 func TestSimulatedMetrics(t *testing.T) {
-	c := startCollector(t, metricsConfig)
+	c := startCollector(t, renderConfig(t, "metrics.yaml.tmpl", nil))
 	path := filepath.Join(c.dir, "metrics.jsonl")
 	waitFor(t, 30*time.Second, c, "three scrapes in the file exporter's output", func() bool {
 		fi, err := os.Stat(path)
@@ -112,6 +91,7 @@ func TestSimulatedMetrics(t *testing.T) {
 		"hw.gpu.memory.usage", "hw.gpu.memory.limit", "hw.gpu.memory.utilization",
 		"nvidia.gpu.memory.free", "nvidia.gpu.memory.reserved", "nvidia.gpu.memory.unattributed",
 		"nvidia.gpu.process.memory.usage", "nvidia.gpu.process.count", "hw.gpu.utilization",
+		"nvidia.gpu.process.utilization", "nvidia.gpu.persistence_mode", "nvidia.gpu.compute_mode",
 	} {
 		assert.True(t, names[name], "metric %s exported", name)
 	}

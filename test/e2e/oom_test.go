@@ -19,7 +19,7 @@ type oomCase struct {
 	cause      string // the expected gpu.oom.cause, and the scenario file name unless scenario is set
 	scenario   string // file name without .yaml when it is not the cause's
 	interval   string
-	thresholds string
+	thresholds map[string]string
 	hwID       string // the GPU the OOM happened on
 	framework  string
 	bytes      map[string]int64 // gpu.oom.* byte attributes, as the message prints them
@@ -89,7 +89,7 @@ var oomCases = []oomCase{
 	{
 		// A 16 s leak: 500 ms scrapes give the rule its 20 points, and the user-facing
 		// threshold leak_min_duration (default 2m) is lowered to 10s for this short job.
-		cause: "memory_leak", interval: "500ms", thresholds: "      leak_min_duration: 10s\n",
+		cause: "memory_leak", interval: "500ms", thresholds: map[string]string{"leak_min_duration": "10s"},
 		hwID: "GPU-4b9d2e6f-0a71-4c3e-95b8-d7e1f3a2c068", framework: "pytorch",
 		bytes: map[string]int64{
 			"gpu.oom.requested_bytes": gib(4), "gpu.oom.free_bytes": gib(3.15),
@@ -207,7 +207,7 @@ func TestOOMCauses(t *testing.T) {
 	t.Parallel()
 	collectors := make([]*collector, len(oomCases))
 	for i, tc := range oomCases {
-		collectors[i] = startCollector(t, classifierConfig(classifierOptions{
+		collectors[i] = startCollector(t, classifierConfig(t, classifierOptions{
 			scenario:   testdata(t, "scenarios", "causes", tc.file()+".yaml"),
 			interval:   tc.interval,
 			thresholds: tc.thresholds,

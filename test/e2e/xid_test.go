@@ -117,11 +117,11 @@ const (
 // before the first subtest waits, so they run side by side.
 func TestXid(t *testing.T) {
 	t.Parallel()
-	events := startCollector(t, classifierConfig(classifierOptions{scenario: testdata(t, "xid", "events.yaml")}))
-	replay := startCollector(t, classifierConfig(classifierOptions{scenario: testdata(t, "xid", "replay-gpus.yaml")}))
-	kernlog := startCollector(t, classifierConfig(classifierOptions{
+	events := startCollector(t, classifierConfig(t, classifierOptions{scenario: testdata(t, "xid", "events.yaml")}))
+	replay := startCollector(t, classifierConfig(t, classifierOptions{scenario: testdata(t, "xid", "replay-gpus.yaml")}))
+	kernlog := startCollector(t, classifierConfig(t, classifierOptions{
 		scenario: testdata(t, "xid", "kernlog-fault.yaml"),
-		xid:      "      nvml_events: false\n      kmsg_path: \"\"\n",
+		noXid:    true,
 	}))
 
 	t.Run("events", func(t *testing.T) { testXidEvents(t, events) })

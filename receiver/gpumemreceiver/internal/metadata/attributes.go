@@ -15,6 +15,7 @@ const (
 	AttrErrorType                = "error.type"
 	AttrNvidiaGpuXid             = "nvidia.gpu.xid"
 	AttrHwState                  = "hw.state"
+	AttrNvidiaGpuComputeMode     = "nvidia.gpu.compute_mode"
 )
 
 // Enum values of the data point attributes above.
@@ -22,7 +23,8 @@ const (
 	AttrNvidiaGpuProcessTypeCompute  = "compute"
 	AttrNvidiaGpuProcessTypeGraphics = "graphics"
 
-	AttrHwGpuTaskGeneral = "general"
+	AttrHwGpuTaskGeneral          = "general"
+	AttrHwGpuTaskMemoryController = "memory_controller"
 
 	AttrNvidiaGpuRetirementCauseSingleBitEcc = "single_bit_ecc"
 	AttrNvidiaGpuRetirementCauseDoubleBitEcc = "double_bit_ecc"
@@ -33,9 +35,12 @@ const (
 	AttrErrorTypeCorrected   = "corrected"
 	AttrErrorTypeUncorrected = "uncorrected"
 
-	AttrHwStateOk       = "ok"
-	AttrHwStateDegraded = "degraded"
-	AttrHwStateFailed   = "failed"
+	AttrHwStateOk                            = "ok"
+	AttrHwStateDegraded                      = "degraded"
+	AttrHwStateFailed                        = "failed"
+	AttrNvidiaGpuComputeModeDefault          = "default"
+	AttrNvidiaGpuComputeModeExclusiveProcess = "exclusive_process"
+	AttrNvidiaGpuComputeModeProhibited       = "prohibited"
 
 	// AttrHwTypeGpu is the one value of hw.type, on data points and resources alike.
 	AttrHwTypeGpu = "gpu"
@@ -59,13 +64,14 @@ var Attributes = []AttributeDef{
 	{Name: AttrNvidiaGpuProcessType, Type: "string", Enum: []string{AttrNvidiaGpuProcessTypeCompute, AttrNvidiaGpuProcessTypeGraphics}},
 	{Name: AttrContainerID, Type: "string"},
 	{Name: AttrK8sPodUID, Type: "string"},
-	{Name: AttrHwGpuTask, Type: "string", Enum: []string{AttrHwGpuTaskGeneral}},
+	{Name: AttrHwGpuTask, Type: "string", Enum: []string{AttrHwGpuTaskGeneral, AttrHwGpuTaskMemoryController}},
 	{Name: AttrNvidiaGpuRetirementCause, Type: "string", Enum: []string{AttrNvidiaGpuRetirementCauseSingleBitEcc, AttrNvidiaGpuRetirementCauseDoubleBitEcc}},
 	{Name: AttrNvidiaGpuRemapType, Type: "string", Enum: []string{AttrNvidiaGpuRemapTypeCorrectable, AttrNvidiaGpuRemapTypeUncorrectable}},
 	{Name: AttrHwType, Type: "string"},
 	{Name: AttrErrorType, Type: "string", Enum: []string{AttrErrorTypeCorrected, AttrErrorTypeUncorrected}},
 	{Name: AttrNvidiaGpuXid, Type: "int"},
 	{Name: AttrHwState, Type: "string", Enum: []string{AttrHwStateOk, AttrHwStateDegraded, AttrHwStateFailed}},
+	{Name: AttrNvidiaGpuComputeMode, Type: "string", Enum: []string{AttrNvidiaGpuComputeModeDefault, AttrNvidiaGpuComputeModeExclusiveProcess, AttrNvidiaGpuComputeModeProhibited}},
 }
 
 // Attributes of the Xid log records (not metric attributes, so not in metadata.yaml's
@@ -82,6 +88,11 @@ const (
 	LogAttrPciBusID              = "nvidia.gpu.pci.bus_id"
 	LogAttrProcessPID            = AttrProcessPID
 	LogAttrProcessExecutableName = AttrProcessExecutableName
+
+	// Values of nvidia.gpu.xid.source: which of the driver's two reports saw the Xid.
+	LogXidSourceNVML = "nvml"
+	LogXidSourceKmsg = "kmsg"
+	LogXidSourceBoth = "both"
 )
 
 // Attributes of the predicted-OOM log records (documentation.md, "Memory runway"): one per

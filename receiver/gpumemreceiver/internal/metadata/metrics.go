@@ -41,6 +41,9 @@ const (
 	NvidiaGpuMemoryRunway
 	NvidiaGpuProcessMemoryGrowth
 	HwStatus
+	NvidiaGpuProcessUtilization
+	NvidiaGpuPersistenceMode
+	NvidiaGpuComputeMode
 	metricCount
 )
 
@@ -74,21 +77,21 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuMemoryUnattributed: {Name: "nvidia.gpu.memory.unattributed", Unit: "By", Type: Sum, Enabled: true,
 		Description: "Memory in use that no listed process accounts for: total - free - reserved - sum of per-process memory, floored at 0."},
 	NvidiaGpuProcessMemoryUsage: {Name: "nvidia.gpu.process.memory.usage", Unit: "By", Type: Sum, Enabled: true,
-		Attributes:  []string{"process.pid", "process.vpid", "process.executable.name", "nvidia.gpu.process.type", "container.id", "k8s.pod.uid"},
+		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrNvidiaGpuProcessType, AttrContainerID, AttrK8sPodUID},
 		Description: "Framebuffer memory used by one process. On a GPU in MIG mode processes are reported on the MIG instance they run in."},
 	NvidiaGpuProcessCount: {Name: "nvidia.gpu.process.count", Unit: "{process}", Type: Sum, Enabled: true, Points: 2,
-		Attributes:  []string{"nvidia.gpu.process.type"},
+		Attributes:  []string{AttrNvidiaGpuProcessType},
 		Description: "Processes holding a context on the GPU (on a GPU in MIG mode, on each MIG instance)."},
 	HwGpuUtilization: {Name: "hw.gpu.utilization", Unit: "1", Type: Gauge, Value: Double, Enabled: true,
-		Attributes:  []string{"hw.gpu.task"},
+		Attributes:  []string{AttrHwGpuTask},
 		Description: "Fraction of time over the past sample period during which one or more kernels ran."},
 	NvidiaGpuMemoryRetiredPages: {Name: "nvidia.gpu.memory.retired_pages", Unit: "{page}", Type: Sum, Enabled: true, Points: 2,
-		Attributes:  []string{"nvidia.gpu.retirement.cause"},
+		Attributes:  []string{AttrNvidiaGpuRetirementCause},
 		Description: "Framebuffer pages retired by ECC (pre-Ampere page retirement)."},
 	NvidiaGpuMemoryRetiredPagesPending: {Name: "nvidia.gpu.memory.retired_pages.pending", Unit: "{gpu}", Type: Gauge, Enabled: true,
 		Description: "1 while a page retirement waits for a GPU reset."},
 	NvidiaGpuMemoryRemappedRows: {Name: "nvidia.gpu.memory.remapped_rows", Unit: "{row}", Type: Sum, Enabled: true, Points: 2,
-		Attributes:  []string{"nvidia.gpu.remap.type"},
+		Attributes:  []string{AttrNvidiaGpuRemapType},
 		Description: "Framebuffer rows remapped (Ampere and later)."},
 	NvidiaGpuMemoryRemappedRowsPending: {Name: "nvidia.gpu.memory.remapped_rows.pending", Unit: "{gpu}", Type: Gauge, Enabled: true,
 		Description: "1 while a row remapping waits for a GPU reset."},
@@ -97,19 +100,27 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuEccMode: {Name: "nvidia.gpu.ecc.mode", Unit: "{gpu}", Type: Gauge, Enabled: true,
 		Description: "1 when ECC is enabled (current mode)."},
 	HwErrors: {Name: "hw.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true, Points: 2,
-		Attributes:  []string{"hw.type", "error.type"},
+		Attributes:  []string{AttrHwType, AttrErrorType},
 		Description: "Volatile ECC memory error counts since the last driver reload."},
 	NvidiaGpuXidErrors: {Name: "nvidia.gpu.xid.errors", Unit: "{error}", Type: Sum, Monotonic: true, Enabled: true,
-		Attributes:  []string{"nvidia.gpu.xid"},
+		Attributes:  []string{AttrNvidiaGpuXid},
 		Description: "Xid events seen since the receiver started."},
 	NvidiaGpuMemoryRunway: {Name: "nvidia.gpu.memory.runway", Unit: "s", Type: Gauge, Value: Double, Enabled: true,
 		Description: "Seconds until the framebuffer is full at the current steady growth (free / growth rate of usage). Absent while usage is not growing steadily (see the runway section)."},
 	NvidiaGpuProcessMemoryGrowth: {Name: "nvidia.gpu.process.memory.growth", Unit: "By/s", Type: Gauge, Value: Double, Enabled: true,
-		Attributes:  []string{"process.pid", "process.vpid", "process.executable.name", "nvidia.gpu.process.type", "container.id", "k8s.pod.uid"},
+		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrNvidiaGpuProcessType, AttrContainerID, AttrK8sPodUID},
 		Description: "Steady growth rate of one process's framebuffer memory. Absent while the process's memory is not growing steadily."},
 	HwStatus: {Name: "hw.status", Unit: "1", Type: Sum, Enabled: true, Points: 3,
-		Attributes:  []string{"hw.type", "hw.state"},
+		Attributes:  []string{AttrHwType, AttrHwState},
 		Description: "GPU state as semconv's hw.status: one point per hw.state, 1 for the current state. failed: the GPU is lost (GPU_IS_LOST or Xid 79); degraded: a page retirement or row remapping waits for a reset; ok otherwise."},
+	NvidiaGpuProcessUtilization: {Name: "nvidia.gpu.process.utilization", Unit: "1", Type: Gauge, Value: Double, Enabled: true,
+		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrContainerID, AttrK8sPodUID, AttrHwGpuTask},
+		Description: "Fraction of the past sample period during which a process used the GPU's SMs (hw.gpu.task general) or its memory controller (memory_controller), as nvidia-smi pmon shows it. Only processes NVML sampled as busy since the previous scrape have points; not reported on a GPU in MIG mode."},
+	NvidiaGpuPersistenceMode: {Name: "nvidia.gpu.persistence_mode", Unit: "{gpu}", Type: Gauge, Enabled: true,
+		Description: "1 when persistence mode is on. With it off the driver tears the GPU's state down when the last client exits, and the next CUDA context pays for initialising it again."},
+	NvidiaGpuComputeMode: {Name: "nvidia.gpu.compute_mode", Unit: "{gpu}", Type: Gauge, Enabled: true, Points: 3,
+		Attributes:  []string{AttrNvidiaGpuComputeMode},
+		Description: "The GPU's compute mode: one point per mode, 1 for the current one and 0 for the others."},
 }
 
 // MetricByName returns the ID of a metric name.

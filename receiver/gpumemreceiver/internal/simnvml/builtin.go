@@ -30,8 +30,10 @@ const builtinOOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocat
 //	          four 512 MiB data-loader workers per GPU
 //	GPU 2     a fine-tune that hits Xid 31 (MMU fault) at 20 s and dies
 //	GPU 3     a leaking embedding server: 6 GiB → 78 GiB over 50 s, then a
-//	          PyTorch OOM (log line at 50 s) and exit
-//	GPU 4     twelve gunicorn workers of one inference pod, 1.5 GiB each
+//	          PyTorch OOM (log line at 50 s) and exit; compute mode
+//	          exclusive_process
+//	GPU 4     twelve gunicorn workers of one inference pod, 1.5 GiB each, two
+//	          of them busy; persistence mode off
 //	GPU 5     6 GiB that no process accounts for (a zombie context)
 //	GPU 6     two tenants (a pod and a plain docker container); 2 pages
 //	          retired for single-bit errors, a double-bit retirement pending
@@ -57,8 +59,10 @@ func BuiltinScenario() *Scenario {
 		gpu := &s.GPUs[g]
 		gpu.Utilization = Const(93)
 		gpu.MemoryUtilization = Const(61)
-		gpu.Processes = append(gpu.Processes, train.proc(rank, "python3", 1,
-			StepsOf(Step{At: 0, Value: 58 * gib}, Step{At: 5 * time.Second, Value: 62 * gib})))
+		rankProc := train.proc(rank, "python3", 1,
+			StepsOf(Step{At: 0, Value: 58 * gib}, Step{At: 5 * time.Second, Value: 62 * gib}))
+		rankProc.SMUtilization, rankProc.MemoryUtilization = Const(93), Const(61)
+		gpu.Processes = append(gpu.Processes, rankProc)
 		for w := range uint32(4) {
 			gpu.Processes = append(gpu.Processes, train.proc(rank+10*(w+1), "pt_data_worker", int(40+w), Const(512*mib)))
 		}
@@ -67,25 +71,36 @@ func BuiltinScenario() *Scenario {
 	finetune := workload("vision-finetune", true)
 	s.GPUs[2].Utilization = StepsOf(Step{At: 0, Value: 71}, Step{At: 21 * time.Second, Value: 0})
 	p := finetune.proc(42001, "python3", 1, Const(38*gib))
+	p.SMUtilization, p.MemoryUtilization = Const(71), Const(30)
 	p.Stop = 21 * time.Second
 	s.GPUs[2].Processes = []Process{p}
 
 	embed := workload("embed-server", true)
 	s.GPUs[3].Utilization = Const(45)
+	s.GPUs[3].ComputeMode = ComputeModeExclusiveProcess
 	p = embed.proc(43001, "python3", 1, RampOf(6*gib, 78*gib, 0, 50*time.Second))
+	p.SMUtilization, p.MemoryUtilization = Const(45), Const(12)
 	p.Stop = 51 * time.Second
 	s.GPUs[3].Processes = []Process{p}
 
 	infer := workload("chat-inference", true)
 	s.GPUs[4].Utilization = Const(35)
+	off := false
+	s.GPUs[4].PersistenceMode = &off
 	for w := range uint32(12) {
-		s.GPUs[4].Processes = append(s.GPUs[4].Processes, infer.proc(44001+w, "gunicorn", int(7+w), Const(1536*mib)))
+		worker := infer.proc(44001+w, "gunicorn", int(7+w), Const(1536*mib))
+		if w < 2 {
+			worker.SMUtilization, worker.MemoryUtilization = Const(18), Const(6)
+		}
+		s.GPUs[4].Processes = append(s.GPUs[4].Processes, worker)
 	}
 
 	batch := workload("batch-scoring", true)
 	s.GPUs[5].Utilization = Const(60)
 	s.GPUs[5].Unattributed = Const(6 * gib)
-	s.GPUs[5].Processes = []Process{batch.proc(45001, "python3", 1, Const(70*gib))}
+	p = batch.proc(45001, "python3", 1, Const(70*gib))
+	p.SMUtilization, p.MemoryUtilization = Const(60), Const(25)
+	s.GPUs[5].Processes = []Process{p}
 
 	notebook := workload("research-notebook", true)
 	ollama := workload("ollama", false)
@@ -95,6 +110,8 @@ func BuiltinScenario() *Scenario {
 		notebook.proc(46001, "python3", 88, Const(24*gib)),
 		ollama.proc(46101, "ollama", 1, Const(18*gib)),
 	}
+	g6.Processes[0].SMUtilization, g6.Processes[0].MemoryUtilization = Const(28), Const(9)
+	g6.Processes[1].SMUtilization, g6.Processes[1].MemoryUtilization = Const(12), Const(4)
 	g6.RetiredPages = RetiredPages{
 		SingleBitECC: Const(2),
 		DoubleBitECC: StepsOf(Step{At: 30 * time.Second, Value: 1}),

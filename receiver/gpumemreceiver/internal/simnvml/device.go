@@ -26,6 +26,7 @@ var memoryV2Version = nvml.STRUCT_VERSION(nvml.Memory_v2{}, 2)
 // features says which NVML feature groups a GPU answers.
 type features struct {
 	memoryInfoV2, utilization, retiredPages, remappedRows, ecc, mig, events, serial, vbios bool
+	processUtilization, persistenceMode, computeMode                                       bool
 }
 
 // device is one simulated GPU. Methods the receiver uses are implemented
@@ -63,6 +64,7 @@ func newDevice(sim *Sim, g *GPU) (*device, error) {
 			memoryInfoV2: on("memory_info_v2"), utilization: on("utilization"),
 			retiredPages: on("retired_pages"), remappedRows: on("remapped_rows"),
 			ecc: on("ecc"), mig: on("mig"), events: on("events"), serial: on("serial"), vbios: on("vbios"),
+			processUtilization: on("process_utilization"), persistenceMode: on("persistence_mode"), computeMode: on("compute_mode"),
 		},
 	}
 	d.pciInfo = nvml.PciInfo{

@@ -28,7 +28,8 @@ const (
 var dgxH100Buses = [8]int{0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb}
 
 // supportKeys are the features a GPU's supports map may switch off.
-var supportKeys = []string{"memory_info_v2", "utilization", "retired_pages", "remapped_rows", "ecc", "mig", "events", "serial", "vbios"}
+var supportKeys = []string{"memory_info_v2", "utilization", "retired_pages", "remapped_rows", "ecc", "mig", "events", "serial", "vbios",
+	"process_utilization", "persistence_mode", "compute_mode"}
 
 // Normalize fills in defaults and validates the scenario, returning the first
 // problem with its key path ("gpus[2].processes[0].pid: …"). It is idempotent;
@@ -155,6 +156,16 @@ func (g *GPU) normalize(path string, s *Scenario, seen map[string]string) error 
 		on := true
 		g.ECCMode = &on
 	}
+	if g.PersistenceMode == nil {
+		on := true
+		g.PersistenceMode = &on
+	}
+	if g.ComputeMode == "" {
+		g.ComputeMode = ComputeModeDefault
+	}
+	if _, ok := computeModes[g.ComputeMode]; !ok {
+		return fmt.Errorf("%s.compute_mode: %q, want default, exclusive_process or prohibited", path, g.ComputeMode)
+	}
 	for k := range g.Supports {
 		if !slices.Contains(supportKeys, k) {
 			return fmt.Errorf("%s.supports: unknown feature %q, want one of %v", path, k, supportKeys)
@@ -263,6 +274,12 @@ func (p *Process) normalize(path string, loop time.Duration, total float64) erro
 	}
 	if loop > 0 && p.Start >= loop {
 		return fmt.Errorf("%s.start: %s is not within the scenario duration %s", path, p.Start, loop)
+	}
+	if err := p.SMUtilization.check(path+".sm_utilization", 100); err != nil {
+		return err
+	}
+	if err := p.MemoryUtilization.check(path+".memory_utilization", 100); err != nil {
+		return err
 	}
 	return p.Memory.check(path+".memory", total)
 }

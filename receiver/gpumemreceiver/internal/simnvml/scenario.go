@@ -52,8 +52,12 @@ type GPU struct {
 	Utilization       Series `yaml:"utilization,omitempty"`
 	MemoryUtilization Series `yaml:"memory_utilization,omitempty"`
 	// Unattributed is memory in use that no listed process accounts for.
-	Unattributed Series       `yaml:"unattributed,omitempty"`
-	ECCMode      *bool        `yaml:"ecc_mode,omitempty"`
+	Unattributed Series `yaml:"unattributed,omitempty"`
+	ECCMode      *bool  `yaml:"ecc_mode,omitempty"`
+	// PersistenceMode is on by default (nvidia-persistenced runs on most servers).
+	PersistenceMode *bool `yaml:"persistence_mode,omitempty"`
+	// ComputeMode is default, exclusive_process or prohibited; "" is default.
+	ComputeMode  string       `yaml:"compute_mode,omitempty"`
 	RetiredPages RetiredPages `yaml:"retired_pages,omitempty"`
 	RemappedRows RemappedRows `yaml:"remapped_rows,omitempty"`
 	ECCErrors    ECCErrors    `yaml:"ecc_errors,omitempty"`
@@ -105,6 +109,11 @@ type Process struct {
 	// VPID is the pid inside the container's pid namespace; 0 means none.
 	VPID   int    `yaml:"vpid,omitempty"`
 	Memory Series `yaml:"memory"`
+	// SMUtilization and MemoryUtilization are the process's percents (0-100) of
+	// the GPU's SM and memory-controller time (nvidia-smi pmon's sm and mem). A
+	// process at 0 for both has no utilization sample, as NVML lists only busy ones.
+	SMUtilization     Series `yaml:"sm_utilization,omitempty"`
+	MemoryUtilization Series `yaml:"memory_utilization,omitempty"`
 	// Start and Stop bound the process's life in scenario time; Stop 0 means
 	// it never exits.
 	Start time.Duration `yaml:"start,omitempty"`

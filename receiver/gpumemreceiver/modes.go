@@ -1,0 +1,54 @@
+package gpumemreceiver
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+)
+
+// Persistence mode is Linux only and answers NOT_SUPPORTED on Windows and on parts without
+// it; compute mode is on every part from Fermi on (NVML API reference,
+// https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). Each is probed once.
+
+// computeModes are the modes a current driver reports, in the order of their points.
+// EXCLUSIVE_THREAD was removed in CUDA 8 and is never reported; a mode not listed here gives
+// 0 on every point.
+var computeModes = [...]struct {
+	mode nvml.ComputeMode
+	name string
+}{
+	{nvml.COMPUTEMODE_DEFAULT, metadata.AttrNvidiaGpuComputeModeDefault},
+	{nvml.COMPUTEMODE_EXCLUSIVE_PROCESS, metadata.AttrNvidiaGpuComputeModeExclusiveProcess},
+	{nvml.COMPUTEMODE_PROHIBITED, metadata.AttrNvidiaGpuComputeModeProhibited},
+}
+
+// recordModes records persistence and compute mode. The two calls are independent: one
+// failing costs its own metric only.
+func (s *metricsScraper) recordModes(d *device, ts pcommon.Timestamp) (lost int, err error) {
+	var persistenceErr, computeErr error
+	if d.persistence != unsupported && s.mb.Enabled(metadata.NvidiaGpuPersistenceMode) {
+		mode, r := d.handle.GetPersistenceMode()
+		if ok, err := d.persistence.check(r); err != nil {
+			lost, persistenceErr = lost+1, fmt.Errorf("read persistence mode of GPU %s: %w", d.uuid, err)
+		} else if ok {
+			s.mb.RecordInt(metadata.NvidiaGpuPersistenceMode, ts, boolInt(mode == nvml.FEATURE_ENABLED))
+		}
+	}
+	if d.computeMode != unsupported && s.mb.Enabled(metadata.NvidiaGpuComputeMode) {
+		mode, r := d.handle.GetComputeMode()
+		if ok, err := d.computeMode.check(r); err != nil {
+			lost, computeErr = lost+1, fmt.Errorf("read compute mode of GPU %s: %w", d.uuid, err)
+		} else if ok {
+			for _, m := range computeModes {
+				if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuComputeMode, ts, boolInt(mode == m.mode)); ok {
+					dp.Attributes().PutStr(metadata.AttrNvidiaGpuComputeMode, m.name)
+				}
+			}
+		}
+	}
+	return lost, errors.Join(persistenceErr, computeErr)
+}
