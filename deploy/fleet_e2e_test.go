@@ -48,16 +48,15 @@ func startGateway(t *testing.T, pk pki, backendAddr string) *gateway {
 	require.NoError(t, os.WriteFile(str(cfg, "extensions", "bearertokenauth/agents", "filename"), []byte(goodToken+"\n"), 0o600))
 
 	g := &gateway{grpcAddr: freeAddr(t), httpAddr: freeAddr(t)}
-	health := freeAddr(t)
 	mapAt(cfg, "receivers", "otlp", "protocols", "grpc")["endpoint"] = g.grpcAddr
 	mapAt(cfg, "receivers", "otlp", "protocols", "http")["endpoint"] = g.httpAddr
-	mapAt(cfg, "extensions", "health_check")["endpoint"] = health
+	moveHealthChecks(t, cfg)
 	quietTelemetry(cfg)
 
 	env := append(podEnv(gp),
 		"OTLP_BACKEND_ENDPOINT="+backendAddr,
 		"OTLP_BACKEND_CA_FILE="+filepath.Join(dirs[str(tlsMount, "mountPath")], "ca.crt"))
-	g.proc = startConfig(t, "gateway", cfg, env)
+	g.proc = startConfig(t, "gateway", cfg, env, podArgs(gp)...)
 	waitHealthy(t, g.proc, g.grpcAddr)
 	return g
 }
@@ -83,12 +82,11 @@ func startAgent(t *testing.T, pk pki, gatewayAddr string) string {
 	gm := mapAt(cfg, "receivers", "gpu_mem")
 	gm["backend"] = "simulated"
 	mapAt(gm, "xid")["kmsg_path"] = ""
-	health := freeAddr(t)
-	mapAt(cfg, "extensions", "health_check")["endpoint"] = health
+	health := moveHealthChecks(t, cfg)
 	quietTelemetry(cfg)
 
 	env := append(podEnv(ap), "OTELCOL_GATEWAY_ENDPOINT="+gatewayAddr, "MY_POD_IP=127.0.0.1")
-	p := startConfig(t, "agent", cfg, env)
+	p := startConfig(t, "agent", cfg, env, podArgs(ap)...)
 	waitHealthy(t, p, health)
 	return dirs["/var/log/pods"]
 }

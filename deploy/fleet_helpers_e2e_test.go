@@ -232,14 +232,48 @@ func (p *process) exited() bool {
 	}
 }
 
-// startConfig writes cfg and starts the binary on it.
-func startConfig(t *testing.T, name string, cfg map[string]any, env []string) *process {
+// moveHealthChecks gives every health_check extension (v1: endpoint, v2: http.endpoint) a
+// free loopback port and returns the first one's address.
+func moveHealthChecks(t *testing.T, cfg map[string]any) string {
+	t.Helper()
+	var first string
+	for _, id := range sortedKeys(mapAt(cfg, "extensions")) {
+		if typeOf(id) != "health_check" {
+			continue
+		}
+		addr := freeAddr(t)
+		ext := mapAt(cfg, "extensions", id)
+		if http := mapAt(ext, "http"); http != nil {
+			http["endpoint"] = addr
+		} else {
+			ext["endpoint"] = addr
+		}
+		if first == "" {
+			first = addr
+		}
+	}
+	return first
+}
+
+// podArgs are the container's arguments but --config (feature gates, for one).
+func podArgs(p pod) []string {
+	var out []string
+	for _, a := range strs(p.container, "args") {
+		if !strings.HasPrefix(a, "--config") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// startConfig writes cfg and starts the binary on it with the pod's other arguments.
+func startConfig(t *testing.T, name string, cfg map[string]any, env []string, args ...string) *process {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name+".yaml")
 	text, err := yaml.Marshal(cfg)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, text, 0o600))
-	p := newProcess(t, name, env, "--config", path)
+	p := newProcess(t, name, env, append([]string{"--config", path}, args...)...)
 	p.start()
 	return p
 }

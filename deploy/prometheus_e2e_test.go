@@ -301,7 +301,8 @@ func TestPrometheus(t *testing.T) {
 		for _, x := range s {
 			ratios = append(ratios, x.Metric["__name__"])
 		}
-		assert.ElementsMatch(t, []string{"hw_gpu_memory_utilization_ratio", "hw_gpu_utilization_ratio"}, ratios,
+		assert.ElementsMatch(t, []string{"hw_gpu_memory_utilization_ratio", "hw_gpu_utilization_ratio",
+			"nvidia_gpu_process_utilization_ratio"}, ratios,
 			"only fractions end in _ratio")
 	})
 

@@ -40,7 +40,7 @@ func (tc oomCase) file() string {
 }
 
 // shortLeak is what the compressed leak scenarios need: 500 ms scrapes and a 10 s minimum.
-const shortLeak = "      leak_min_duration: 10s\n"
+var shortLeak = map[string]string{"leak_min_duration": "10s"}
 
 var oomCases = []oomCase{
 	{
@@ -89,7 +89,7 @@ var oomCases = []oomCase{
 	{
 		// A 16 s leak: 500 ms scrapes give the rule its 20 points, and the user-facing
 		// threshold leak_min_duration (default 2m) is lowered to 10s for this short job.
-		cause: "memory_leak", interval: "500ms", thresholds: map[string]string{"leak_min_duration": "10s"},
+		cause: "memory_leak", interval: "500ms", thresholds: shortLeak,
 		hwID: "GPU-4b9d2e6f-0a71-4c3e-95b8-d7e1f3a2c068", framework: "pytorch",
 		bytes: map[string]int64{
 			"gpu.oom.requested_bytes": gib(4), "gpu.oom.free_bytes": gib(3.15),
@@ -315,7 +315,7 @@ func logAccuracy(t *testing.T, byCause map[string]*tally) {
 // once at start, and the OOM's unknown evidence names the missing metrics side.
 func TestOOMLogsPipelineOnly(t *testing.T) {
 	t.Parallel()
-	cfg := strings.Replace(classifierConfig(classifierOptions{
+	cfg := strings.Replace(classifierConfig(t, classifierOptions{
 		scenario: testdata(t, "scenarios", "causes", "worker_context_overhead.yaml"),
 	}), "      processors: [oom_classifier]\n      exporters: [file/metrics]", "      exporters: [file/metrics]", 1)
 	require.Contains(t, cfg, "      receivers: [gpu_mem]\n      exporters: [file/metrics]", "metrics pipeline without the processor")
