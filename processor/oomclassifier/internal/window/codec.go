@@ -51,19 +51,26 @@ type bitWriter struct {
 	bit uint32 // bits written; buf holds (bit+7)/8 bytes
 }
 
-// write appends the low n bits of x, most significant first.
+// write appends the low n bits of x, most significant first. The series keeps 8 bytes of
+// room past the stream (reserve), so the bits go in with one 8-byte load and store; the bits
+// past the end may hold stale bytes, which are masked, overwritten later, and never read.
 func (w *bitWriter) write(x uint64, n uint) {
-	for n > 0 {
-		if w.bit%8 == 0 {
-			w.buf = append(w.buf, 0)
-		}
-		free := 8 - uint(w.bit%8)
-		take := min(free, n)
-		chunk := byte(x>>(n-take)) & byte(1<<take-1)
-		w.buf[len(w.buf)-1] |= chunk << (free - take)
-		n -= take
-		w.bit += uint32(take)
+	if n > 56 {
+		w.write(x>>32, n-32)
+		w.write(x, 32)
+		return
 	}
+	if n == 0 {
+		return
+	}
+	b := w.buf[:cap(w.buf)]
+	i, sh := w.bit/8, uint(w.bit%8)
+	word := binary.BigEndian.Uint64(b[i:])
+	mask := ^uint64(0) << (64 - n) >> sh
+	word = word&^mask | x<<(64-n)>>sh
+	binary.BigEndian.PutUint64(b[i:], word)
+	w.bit += uint32(n)
+	w.buf = b[:(w.bit+7)/8]
 }
 
 // encode writes the point (t, v) after st and returns the state at it.

@@ -200,13 +200,10 @@ func mergePoint(ps []Point, p Point) []Point {
 	return ps
 }
 
-// truncate drops every point after st, a state of the stream.
+// truncate drops every point after st, a state of the stream (the writer overwrites the
+// bits after it).
 func (s *series) truncate(st state) {
-	nb := int((st.bit + 7) / 8)
-	s.buf = s.buf[:nb]
-	if r := st.bit % 8; r != 0 {
-		s.buf[nb-1] &^= 0xff >> r // clear the bits after st: the writer ORs into them
-	}
+	s.buf = s.buf[:(st.bit+7)/8]
 	s.last = st
 }
 
