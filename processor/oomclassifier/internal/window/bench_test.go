@@ -81,6 +81,27 @@ func BenchmarkSnapshotTo(b *testing.B) {
 	}
 }
 
+// BenchmarkSnapshotToPast is BenchmarkSnapshotTo for an OOM 4 s before the newest metrics
+// (a gateway receiving them in batches): each series' value then comes from decoding up to
+// a checkpoint's worth of points rather than from the newest two, which the series keep.
+func BenchmarkSnapshotToPast(b *testing.B) {
+	s := New(defaultConfig())
+	for g := 0; g < 8; g++ {
+		for i := 0; i < 900; i++ {
+			s.Observe(GPUKey{Host: "node", HWID: "GPU-" + strconv.Itoa(g)}, GPUInfo{Index: g}, benchScrape(sec(i), i))
+		}
+	}
+	q := Query{Host: "node", At: t0.Add(895 * time.Second), PID: 1003, DeviceIndex: 3}
+	var snap Snapshot
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if !s.SnapshotTo(&snap, q) {
+			b.Fatal("no match")
+		}
+	}
+}
+
 // TestMemoryPerGPU checks the design budget: under 1 MiB per GPU for 15 min at 1 s of about ten
 // series. Measured with 5 memory series and 16 processes (21 series), so the budget has room.
 func TestMemoryPerGPU(t *testing.T) {

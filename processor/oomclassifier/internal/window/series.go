@@ -19,23 +19,35 @@ type series struct {
 	buf   []byte // the bit stream; bits before start.bit belong to dropped points
 	start state  // the first live point and where the next one's bits begin
 	last  state  // the newest point: the encoder appends after last.bit
-	prev  Point  // the point before last, when n >= 2: at() answers the common query from it
+	// tail trails last by tailLag to 2·tailLag points: a moment of the last few seconds (an
+	// OOM just before the newest metrics) decodes at most 2·tailLag points from it.
+	tail state
 	// ck[ck0:] are decoder states every ckptEvery points after start, so that reading a
 	// moment decodes at most that many points; ck[:ck0] are dropped ones whose room is reused.
 	ck  []state
 	ck0 int32
-	n   int32 // live points
+	// has says the series holds a point; the count follows from the first and last states.
+	has bool
 	// step marks state-like streams (capacity, retired pages, flags): an in-order point equal to
 	// the last one adds nothing, because the value is understood to hold until it changes.
 	step bool
 }
 
-// ckptEvery bounds the points decoded to read one moment of a series. A checkpoint costs 40
-// bytes, 0.16 byte per point at this spacing; reading a moment costs under 2 µs at worst.
-const ckptEvery = 256
+// tailLag is how far tail trails the newest point, at least.
+const tailLag = 8
+
+// ckptEvery bounds the points decoded to read one moment of a series older than tail (an OOM
+// classified long after its metrics). A checkpoint costs 40 bytes, about 0.1 byte per point
+// at this spacing; reading such a moment decodes 192 points on average (about 1 µs).
+const ckptEvery = 384
 
 // len returns the number of live points.
-func (s *series) len() int { return int(s.n) }
+func (s *series) len() int {
+	if !s.has {
+		return 0
+	}
+	return int(s.last.idx - s.start.idx + 1)
+}
 
 // footprint is the heap the series' arrays take, for the store's byte budget.
 func (s *series) footprint() int64 {
@@ -48,7 +60,7 @@ func (s *series) ckpts() []state { return s.ck[s.ck0:] }
 // add records a point and reports whether it was stored (false only for a redundant step value).
 func (s *series) add(t, v int64) bool {
 	switch {
-	case s.n == 0:
+	case !s.has:
 		s.reset(Point{t, v})
 		return true
 	case t > s.last.t:
@@ -59,7 +71,7 @@ func (s *series) add(t, v int64) bool {
 		return true
 	case t == s.last.t && v == s.last.v:
 		return true // a repeat of the newest point, as a retried batch sends
-	case t == s.last.t && s.n == 1:
+	case t == s.last.t && s.len() == 1:
 		s.reset(Point{t, v})
 		return true
 	}
@@ -71,19 +83,23 @@ func (s *series) add(t, v int64) bool {
 func (s *series) reset(p Point) {
 	s.buf = s.buf[:0]
 	s.start = state{t: p.T, v: p.V}
-	s.last = s.start
-	s.n = 1
+	s.last, s.tail = s.start, s.start
+	s.has = true
 	s.ck, s.ck0 = s.ck[:0], 0
 }
 
 // appendPoint encodes a point after last; t > last.t.
 func (s *series) appendPoint(t, v int64) {
 	s.reserve(maxPointBytes + 8) // 8 more: the reader loads a word past the last point
-	s.prev = Point{s.last.t, s.last.v}
 	w := bitWriter{buf: s.buf, bit: s.last.bit}
 	s.last = w.encode(s.last, t, v)
 	s.buf = w.buf
-	s.n++ // last.idx is one more too
+	if s.last.idx-s.tail.idx >= 2*tailLag {
+		r := bitReader{buf: s.buf[:cap(s.buf)]}
+		for range tailLag {
+			r.decode(&s.tail)
+		}
+	}
 	base := s.start.idx
 	if cks := s.ckpts(); len(cks) > 0 {
 		base = cks[len(cks)-1].idx
@@ -123,6 +139,7 @@ func (s *series) shiftBits(by uint32) {
 	}
 	s.start.bit -= by
 	s.last.bit -= by
+	s.tail.bit -= by
 	for i := range s.ck {
 		s.ck[i].bit -= by
 	}
@@ -172,7 +189,6 @@ func (s *series) insert(t, v int64) {
 		// Keep the stream up to from (a checkpoint, or the first point), drop what follows.
 		s.truncate(from)
 		s.ck = s.ck[:int(s.ck0)+k]
-		s.n = int32(s.last.idx - s.start.idx + 1)
 		for _, p := range tail[1:] {
 			s.appendPoint(p.T, p.V)
 		}
@@ -205,12 +221,15 @@ func mergePoint(ps []Point, p Point) []Point {
 func (s *series) truncate(st state) {
 	s.buf = s.buf[:(st.bit+7)/8]
 	s.last = st
+	if s.tail.idx > st.idx {
+		s.tail = st
+	}
 }
 
 // trim drops points older than cutoff, keeping the last one before it as the baseline that
 // tells what the value was at the start of the window.
 func (s *series) trim(cutoff int64) {
-	if s.n < 2 || s.start.t >= cutoff {
+	if s.len() < 2 || s.start.t >= cutoff {
 		return
 	}
 	// Skip whole checkpoints first: a series far behind is not decoded from its start.
@@ -221,13 +240,20 @@ func (s *series) trim(cutoff int64) {
 	for it.next() && it.st.t < cutoff {
 		s.start = it.st
 	}
-	s.n = int32(s.last.idx - s.start.idx + 1)
+	s.moved()
+}
+
+// moved follows a move of start: tail is never behind it.
+func (s *series) moved() {
+	if s.tail.idx < s.start.idx {
+		s.tail = s.start
+	}
 }
 
 // advanceTo moves the first live point to the checkpoint ck, ckpts[0].
 func (s *series) advanceTo(ck state) {
 	s.start = ck
-	s.n = int32(s.last.idx - s.start.idx + 1)
+	s.moved()
 	s.ck0++
 }
 
@@ -236,7 +262,7 @@ func (s *series) drop(k int) {
 	if k <= 0 {
 		return
 	}
-	if k >= int(s.n) {
+	if k >= s.len() {
 		*s = series{buf: s.buf[:0], ck: s.ck[:0], step: s.step}
 		return
 	}
@@ -248,7 +274,7 @@ func (s *series) drop(k int) {
 	for s.start.idx < target && it.next() {
 		s.start = it.st
 	}
-	s.n = int32(s.last.idx - s.start.idx + 1)
+	s.moved()
 }
 
 // first returns the oldest live point; the series must not be empty.
@@ -257,12 +283,10 @@ func (s *series) first() Point { return Point{s.start.t, s.start.v} }
 // at returns the latest point at or before t.
 func (s *series) at(t int64) (Point, bool) {
 	switch {
-	case s.n == 0 || t < s.start.t:
+	case !s.has || t < s.start.t:
 		return Point{}, false
 	case t >= s.last.t:
 		return Point{s.last.t, s.last.v}, true
-	case s.n >= 2 && t >= s.prev.T:
-		return s.prev, true
 	}
 	it := s.iterFrom(s.seek(t))
 	p := it.point()
@@ -283,15 +307,19 @@ func (s *series) seek(t int64) state {
 			hi = m
 		}
 	}
-	if lo == 0 {
-		return s.start
+	best := s.start
+	if lo > 0 {
+		best = cks[lo-1]
 	}
-	return cks[lo-1]
+	if s.tail.t <= t && s.tail.idx > best.idx {
+		best = s.tail
+	}
+	return best
 }
 
 // newest returns the timestamp of the last point, or 0 when empty.
 func (s *series) newest() int64 {
-	if s.n == 0 {
+	if !s.has {
 		return 0
 	}
 	return s.last.t
@@ -300,7 +328,7 @@ func (s *series) newest() int64 {
 // appendBetween appends the points with from <= t <= to, in order, to dst; it returns nil
 // when there are none.
 func (s *series) appendBetween(dst []Point, from, to int64) []Point {
-	if s.n == 0 || to < s.start.t || from > s.last.t {
+	if !s.has || to < s.start.t || from > s.last.t {
 		return nil
 	}
 	n0 := len(dst)
@@ -323,9 +351,9 @@ func (s *series) appendBetween(dst []Point, from, to int64) []Point {
 	return dst
 }
 
-// has reports whether a point lies in [from, to].
-func (s *series) has(from, to int64) bool {
-	if s.n == 0 || to < s.start.t || from > s.last.t {
+// any reports whether a point lies in [from, to].
+func (s *series) any(from, to int64) bool {
+	if !s.has || to < s.start.t || from > s.last.t {
 		return false
 	}
 	p, ok := s.at(to)

@@ -125,7 +125,7 @@ func (s *Store) match(h *host, q Query, at int64) (*gpu, string) {
 	if q.PID >= 0 {
 		holders := holdersBuf[:0]
 		for _, g := range live {
-			if p := g.procs[q.PID]; p != nil && p.s.has(at-int64(s.cfg.Window), at+int64(lookAhead)) {
+			if p := g.procs[q.PID]; p != nil && p.s.any(at-int64(s.cfg.Window), at+int64(lookAhead)) {
 				holders = append(holders, g)
 			}
 		}
