@@ -157,9 +157,9 @@ func (s *series) pushCheckpoint(st state) {
 	s.ck = append(s.ck, st)
 }
 
-// insert places a point at or before last.t: the stream after the newest checkpoint before
-// t is decoded, the point merged in, and that tail encoded again. Rare (a late batch), and
-// bounded by ckptEvery plus the points after t.
+// insert places a point at or before last.t: the stream after the newest checkpoint (or
+// tail) before t is decoded, the point merged in, and that part encoded again. Rare (a late
+// batch), and bounded by ckptEvery plus the points after t.
 func (s *series) insert(t, v int64) {
 	from := s.start
 	cks := s.ckpts()
@@ -170,7 +170,11 @@ func (s *series) insert(t, v int64) {
 	if k > 0 {
 		from = cks[k-1]
 	}
-	var tail []Point
+	if s.tail.t < t && s.tail.idx > from.idx {
+		from = s.tail // a point a few seconds late re-encodes a few points, not a checkpoint's worth
+	}
+	var scratch [32]Point // a point a few seconds late merges without allocating
+	tail := scratch[:0]
 	if t > from.t {
 		tail = append(tail, Point{from.t, from.v})
 	}
