@@ -393,6 +393,12 @@ func (g *gpu) add(sm *Sample, cfg Config, of *Overflow) {
 
 // addPoint adds a point to one of the GPU's series, within the per-series cap.
 func (g *gpu) addPoint(dst *series, t, v int64, cfg Config, of *Overflow) {
+	if t < g.newest-int64(cfg.Window) {
+		// Older than the window: the next trim would drop it. Merging it into the compressed
+		// series first would re-encode the whole series, which a sender of ancient points
+		// must not be able to make every point cost.
+		return
+	}
 	before := dst.footprint()
 	dst.add(t, v)
 	// The cap holds on every add; the window is applied in the periodic trim.
