@@ -156,3 +156,56 @@ func modelBetween(m []Point, from, to int64) []Point {
 	}
 	return out
 }
+
+// FuzzSeries drives a series and the plain model with operations read from the input (any
+// timestamps and values a sender can put in OTLP, in any order) and compares every read.
+func FuzzSeries(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	f.Add([]byte("\x00\xff\x10\x80\x7f\x01\x02\x03\xfe\xfd\x00\x00\x00\x01"))
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		// A window holds about a thousand points; longer inputs only make the model slow.
+		ops = ops[:min(len(ops), 3000)]
+		var s series
+		var m []Point
+		tt := int64(1e12)
+		for i := 0; i+2 < len(ops); i += 3 {
+			op, a, b := ops[i], int64(int8(ops[i+1])), int64(ops[i+2])
+			switch op % 8 {
+			case 0, 1, 2, 3: // in order: a second plus jitter, or a gap
+				tt += 1e9 + a*1e4 + int64(op/8)*1e9
+				s.add(tt, b<<20)
+				m = modelAdd(m, Point{tt, b << 20}, false)
+			case 4: // extreme values
+				v := []int64{math.MaxInt64, math.MinInt64, 0, -1}[b%4]
+				tt += 1 + b
+				s.add(tt, v)
+				m = modelAdd(m, Point{tt, v}, false)
+			case 5: // late or duplicate
+				lt := tt - b*1e9 - a
+				s.add(lt, a)
+				m = modelAdd(m, Point{lt, a}, false)
+			case 6:
+				cut := tt - b*1e9
+				s.trim(cut)
+				m = modelTrim(m, cut)
+			case 7:
+				d := int(b) % (len(m) + 1)
+				s.drop(d)
+				if d >= len(m) {
+					m = nil
+				} else {
+					m = m[d:]
+				}
+			}
+			if s.len() != len(m) {
+				t.Fatalf("op %d: len %d, want %d", i/3, s.len(), len(m))
+			}
+		}
+		require.Equal(t, nilIfNone(m), nilIfNone(all(&s)))
+		for _, p := range m {
+			got, ok := s.at(p.T)
+			require.True(t, ok)
+			require.Equal(t, p, got)
+		}
+	})
+}
