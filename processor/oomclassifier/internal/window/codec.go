@@ -23,6 +23,13 @@ import (
 // bytes, flat (d = 0) or ramping at a steady rate (d = 0 again); allocators move memory in
 // blocks (2 MiB in PyTorch's caching allocator), which the trailing-zero count strips.
 // Arithmetic wraps: encode and decode wrap alike, so any int64 round-trips.
+//
+// Hand-written rather than github.com/prometheus/prometheus/tsdb/chunkenc (the well-kept
+// Gorilla implementation): its XOR chunk stores float64 values XORed, which costs ramps
+// many bits where a delta-of-delta costs one; its largest timestamp bucket below 64 bits
+// takes |dod| ≤ 2^19, so nanosecond timestamps with half a millisecond of jitter fall into
+// the 64-bit case about half the time; it appends in order only (late points need a second
+// head); and the root module would take on the whole prometheus module for one file.
 
 // state is where a decoder (or the encoder) stands: the point just read and the deltas that
 // led to it, the bit where the next point begins, and the point's index since the series
