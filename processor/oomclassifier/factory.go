@@ -49,7 +49,7 @@ func createDefaultConfig() component.Config {
 		// 64 MiB fits the smallest of our manifests: the agent's 512 MiB limit, where the
 		// window then takes at most an eighth of the limit live (a quarter with the garbage
 		// collector's headroom). It holds about 900 GPUs of 16 processes each for 15 minutes
-		// (72 KiB a GPU compressed, BenchmarkBytesPerSample), so it binds before max_gpus only
+		// (about 70 KiB a GPU compressed, BenchmarkBytesPerSample), so it binds before max_gpus only
 		// on busy gateways, which raise it (deploy/README.md).
 		MaxBytes: 64 << 20,
 		// NTP keeps real clocks within milliseconds; minutes ahead is a broken clock. A few
