@@ -17,6 +17,9 @@ type Config struct {
 	DecisionWait time.Duration `mapstructure:"decision_wait"`
 	// MaxGPUs bounds the GPUs kept over all hosts; the least recently updated is evicted.
 	MaxGPUs int `mapstructure:"max_gpus"`
+	// MaxBytes bounds the heap the window takes, in bytes; past it the least recently
+	// updated GPUs are evicted, as past MaxGPUs.
+	MaxBytes int64 `mapstructure:"max_bytes"`
 	// MaxSamplesPerGPU bounds the points kept per series of one GPU; 0 derives it from Window
 	// (one point a second plus a quarter for jitter and duplicates).
 	MaxSamplesPerGPU int `mapstructure:"max_samples_per_gpu"`
@@ -34,6 +37,14 @@ type Config struct {
 // would hide an hour of real history behind it.
 const maxClockSkew = time.Hour
 
+// Bounds of max_bytes: below one GPU's full window (a 15-minute window of 256 processes
+// takes about 1 MiB) the budget would evict the GPU being classified against; above 64 GiB
+// is no budget a collector is given, most likely a unit mistaken.
+const (
+	minMaxBytes = int64(1) << 20
+	maxMaxBytes = int64(64) << 30
+)
+
 // Validate checks the configuration; every error names its YAML key.
 func (cfg *Config) Validate() error {
 	var errs []error
@@ -45,6 +56,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxGPUs <= 0 {
 		errs = append(errs, errors.New("'max_gpus' must be > 0"))
+	}
+	if cfg.MaxBytes < minMaxBytes || cfg.MaxBytes > maxMaxBytes {
+		errs = append(errs, fmt.Errorf("'max_bytes' must be in [%d, %d] (1 MiB to 64 GiB)", minMaxBytes, maxMaxBytes))
 	}
 	if cfg.MaxSamplesPerGPU < 0 {
 		errs = append(errs, errors.New("'max_samples_per_gpu' must be >= 0 (0 derives it from 'window')"))

@@ -26,6 +26,8 @@ func TestLoadConfig(t *testing.T) {
 	custom.DecisionWait = 3 * time.Second
 	custom.MaxGPUs = 64
 	custom.MaxSamplesPerGPU = 2400
+	custom.MaxBytes = 8 << 20
+	custom.MaxClockSkew = time.Minute
 	custom.Thresholds.ZombieMinBytes = 2 << 30
 	custom.Thresholds.TenantMinFraction = 0.2
 	custom.Thresholds.LeakMinDuration = 5 * time.Minute
@@ -46,6 +48,10 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "bad_decision_wait"), wantErr: "'decision_wait' must be >= 0"},
 		{id: component.NewIDWithName(metadata.Type, "bad_max_gpus"), wantErr: "'max_gpus' must be > 0"},
 		{id: component.NewIDWithName(metadata.Type, "bad_max_samples"), wantErr: "'max_samples_per_gpu' must be >= 0"},
+		{id: component.NewIDWithName(metadata.Type, "bad_max_bytes"), wantErr: "'max_bytes' must be in [1048576, 68719476736]"},
+		{id: component.NewIDWithName(metadata.Type, "huge_max_bytes"), wantErr: "'max_bytes' must be in"},
+		{id: component.NewIDWithName(metadata.Type, "bad_max_clock_skew"), wantErr: "'max_clock_skew' must be in (0, 1h0m0s]"},
+		{id: component.NewIDWithName(metadata.Type, "huge_max_clock_skew"), wantErr: "'max_clock_skew' must be in"},
 		{id: component.NewIDWithName(metadata.Type, "bad_fraction"), wantErr: "'zombie_min_fraction' must be in (0, 1]"},
 		{id: component.NewIDWithName(metadata.Type, "bad_worker_count"), wantErr: "'worker_min_count' must be >= 1"},
 		{id: component.NewIDWithName(metadata.Type, "bad_spec_total"), wantErr: "'spec_totals' entry \"Broken GPU\" must be > 0"},

@@ -44,8 +44,14 @@ func createDefaultConfig() component.Config {
 		// A little over the receiver's 1 s collection interval: the metrics that cover an
 		// OOM's moment are at most one collection (plus export latency) behind the log.
 		DecisionWait: 1500 * time.Millisecond,
-		// A gateway serving 128 eight-GPU nodes; at under 1 MiB each the cap bounds memory.
+		// A gateway serving 128 eight-GPU nodes.
 		MaxGPUs: 1024,
+		// 64 MiB fits the smallest of our manifests: the agent's 512 MiB limit, where the
+		// window then takes at most an eighth of the limit live (a quarter with the garbage
+		// collector's headroom). It holds about 900 GPUs of 16 processes each for 15 minutes
+		// (about 70 KiB a GPU compressed, BenchmarkBytesPerSample), so it binds before max_gpus only
+		// on busy gateways, which raise it (deploy/README.md).
+		MaxBytes: 64 << 20,
 		// NTP keeps real clocks within milliseconds; minutes ahead is a broken clock. A few
 		// minutes of slack still accepts nodes set a little wrong (and their data then
 		// counts), while a point days ahead cannot rewrite the window.

@@ -49,6 +49,7 @@ func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder,
 		store: window.New(window.Config{
 			Window:           cfg.Window,
 			MaxGPUs:          cfg.MaxGPUs,
+			MaxBytes:         cfg.MaxBytes,
 			MaxSamplesPerGPU: maxSamples(cfg),
 			// A GPU runs a handful of processes; MPS or many small workers reach dozens.
 			MaxProcessesPerGPU: 256,
@@ -129,7 +130,8 @@ func (in *instance) recordOverflow(ctx context.Context, of window.Overflow) {
 				log = in.logger.Warn
 			}
 			log(r.msg, zap.String("reason", r.reason), zap.Int("count", total), zap.String("fix", r.fix),
-				zap.Duration("log_interval", logEvery))
+				zap.Duration("log_interval", logEvery), zap.Int("window_gpus", in.store.Len()),
+				zap.Int64("window_bytes", in.store.Bytes()))
 		}
 	}
 }

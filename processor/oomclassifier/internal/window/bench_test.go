@@ -43,6 +43,26 @@ func BenchmarkObserve(b *testing.B) {
 	}
 }
 
+// BenchmarkObserveLate is BenchmarkObserve with every other collection arriving after the
+// next one (two exporters racing): each late point is merged into its compressed series.
+func BenchmarkObserveLate(b *testing.B) {
+	s := New(defaultConfig())
+	k := GPUKey{Host: "node", HWID: "GPU-0"}
+	for i := 0; i < 900; i++ {
+		s.Observe(k, GPUInfo{Index: 0}, benchScrape(sec(i), i))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// 901, 900, 903, 902, ...: collections swapped in pairs.
+		n := 900 + i ^ 1
+		b.StopTimer()
+		bt := benchScrape(sec(n), n)
+		b.StartTimer()
+		s.Observe(k, GPUInfo{Index: 0}, bt)
+	}
+}
+
 // BenchmarkSnapshot matches and copies the state of one of 8 GPUs with a full 15 min window.
 func BenchmarkSnapshot(b *testing.B) {
 	s := New(defaultConfig())
@@ -71,6 +91,27 @@ func BenchmarkSnapshotTo(b *testing.B) {
 		}
 	}
 	q := Query{Host: "node", At: t0.Add(899 * time.Second), PID: 1003, DeviceIndex: 3}
+	var snap Snapshot
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if !s.SnapshotTo(&snap, q) {
+			b.Fatal("no match")
+		}
+	}
+}
+
+// BenchmarkSnapshotToPast is BenchmarkSnapshotTo for an OOM 4 s before the newest metrics
+// (a gateway receiving them in batches): each series' value then comes from decoding up to
+// a checkpoint's worth of points rather than from the newest two, which the series keep.
+func BenchmarkSnapshotToPast(b *testing.B) {
+	s := New(defaultConfig())
+	for g := 0; g < 8; g++ {
+		for i := 0; i < 900; i++ {
+			s.Observe(GPUKey{Host: "node", HWID: "GPU-" + strconv.Itoa(g)}, GPUInfo{Index: g}, benchScrape(sec(i), i))
+		}
+	}
+	q := Query{Host: "node", At: t0.Add(895 * time.Second), PID: 1003, DeviceIndex: 3}
 	var snap Snapshot
 	b.ReportAllocs()
 	b.ResetTimer()

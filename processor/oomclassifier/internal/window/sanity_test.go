@@ -62,3 +62,20 @@ func TestImpossibleValuesAreRejected(t *testing.T) {
 	})
 	assert.Equal(t, 2, of.ValuesRejected)
 }
+
+// TestPointsOlderThanTheWindowAreNotMerged: a point older than the GPU's window would be
+// trimmed anyway; merging it would re-encode the whole compressed series first.
+func TestPointsOlderThanTheWindowAreNotMerged(t *testing.T) {
+	s := New(testConfig())
+	k := GPUKey{HWID: "GPU-a"}
+	for i := 0; i < 100; i++ {
+		s.Observe(k, GPUInfo{Index: -1}, scrape(sec(i), 1, nil))
+	}
+	g := s.hosts[""].gpus["GPU-a"]
+	before := all(&g.gauges[Used])
+	s.Observe(k, GPUInfo{Index: -1}, scrape(t0.AddDate(-1, 0, 0).UnixNano(), 2, nil))
+	assert.Equal(t, before, all(&g.gauges[Used]))
+	// Late points inside the window are merged.
+	s.Observe(k, GPUInfo{Index: -1}, []Sample{{Kind: Used, T: sec(50) + 1, V: 3 * gib}})
+	assert.Len(t, all(&g.gauges[Used]), len(before)+1)
+}

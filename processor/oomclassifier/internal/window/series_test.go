@@ -1,6 +1,7 @@
 package window
 
 import (
+	"math"
 	"runtime"
 	"testing"
 
@@ -8,9 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// all decodes every live point.
+func all(s *series) []Point { return s.appendBetween(nil, math.MinInt64+1, math.MaxInt64) }
+
 func ts(s *series) []int64 {
 	var out []int64
-	for _, p := range s.pts {
+	for _, p := range all(s) {
 		out = append(out, p.T)
 	}
 	return out
@@ -55,12 +59,12 @@ func TestSeriesTrimKeepsBaseline(t *testing.T) {
 	for i := int64(0); i < 10; i++ {
 		s.add(i, i)
 	}
-	assert.Equal(t, []Point{{7, 7}, {8, 8}}, s.between(7, 8))
-	assert.Nil(t, s.between(100, 200))
+	assert.Equal(t, []Point{{7, 7}, {8, 8}}, s.appendBetween(nil, 7, 8))
+	assert.Nil(t, s.appendBetween(nil, 100, 200))
 }
 
 // TestSeriesSlidesInPlace: a series sliding through a fixed window keeps exactly its window,
-// reuses its array once warm, and holds no more than about 1.5 times its live points.
+// reuses its arrays once warm, and holds little more than its compressed points.
 func TestSeriesSlidesInPlace(t *testing.T) {
 	var s series
 	const window = 100
@@ -83,31 +87,37 @@ func TestSeriesSlidesInPlace(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	assert.Less(t, after.Mallocs-before.Mallocs, uint64(5), "a warm sliding series allocates")
 	// last-window .. last, plus the baseline before the window's start.
-	require.Len(t, s.pts, window+2)
-	for i, p := range s.pts {
+	pts := all(&s)
+	require.Len(t, pts, window+2)
+	require.Equal(t, window+2, s.len())
+	for i, p := range pts {
 		want := last - window - 1 + int64(i)
 		require.Equal(t, Point{want, want * 10}, p)
 	}
-	assert.LessOrEqual(t, cap(s.arr), 2*len(s.pts))
+	// 23 bits a point here (1 ns apart: a 20-bit time residual; a steady ramp: 1 value bit).
+	assert.LessOrEqual(t, s.footprint(), int64(2*(window+2)*23/8+64))
 	// Out-of-order points still land in place in the reused array.
 	s.add(last+5, 2)
 	s.add(last+3, 3)
 	s.add(last-50, 4)
-	assert.Equal(t, []int64{last - 1, last, last + 3, last + 5}, ts(&s)[len(s.pts)-4:])
+	assert.Equal(t, []int64{last - 1, last, last + 3, last + 5}, ts(&s)[s.len()-4:])
 	p, _ := s.at(last - 50)
 	assert.Equal(t, int64(4), p.V)
 }
 
-// TestSeriesTrimNearAndFar: the walk near the front and the search past it cut alike.
+// TestSeriesTrimNearAndFar: cuts before, at and past checkpoints land alike.
 func TestSeriesTrimNearAndFar(t *testing.T) {
-	for _, cut := range []int64{1, 2, 3, trimWalk - 1, trimWalk, trimWalk + 1, trimWalk + 2, 500, 998, 999, 1000, 5000} {
+	for _, cut := range []int64{1, 2, 3, ckptEvery - 1, ckptEvery, ckptEvery + 1, ckptEvery + 2, 2*ckptEvery + 1, 500, 998, 999, 1000, 5000} {
 		var s series
 		for i := int64(0); i < 1000; i++ {
 			s.add(i, i)
 		}
 		s.trim(cut)
 		want := min(cut, 1000) - 1 // the baseline: the last point before the cutoff
-		assert.Equal(t, want, s.pts[0].T, "cutoff %d", cut)
-		assert.Equal(t, int64(999), s.pts[len(s.pts)-1].T, "cutoff %d", cut)
+		pts := all(&s)
+		assert.Equal(t, want, pts[0].T, "cutoff %d", cut)
+		assert.Equal(t, want, s.first().T, "cutoff %d", cut)
+		assert.Equal(t, int64(999), pts[len(pts)-1].T, "cutoff %d", cut)
+		assert.Len(t, pts, s.len())
 	}
 }

@@ -96,12 +96,12 @@ func (s *Store) alive(g *gpu, at int64) bool {
 		return false
 	}
 	for i := range g.gauges {
-		if p := g.gauges[i].pts; len(p) > 0 && p[0].T <= at+int64(lookAhead) {
+		if s := &g.gauges[i]; s.len() > 0 && s.first().T <= at+int64(lookAhead) {
 			return true
 		}
 	}
 	for _, p := range g.procs {
-		if len(p.s.pts) > 0 && p.s.pts[0].T <= at+int64(lookAhead) {
+		if p.s.len() > 0 && p.s.first().T <= at+int64(lookAhead) {
 			return true
 		}
 	}
@@ -125,7 +125,7 @@ func (s *Store) match(h *host, q Query, at int64) (*gpu, string) {
 	if q.PID >= 0 {
 		holders := holdersBuf[:0]
 		for _, g := range live {
-			if p := g.procs[q.PID]; p != nil && len(p.s.between(at-int64(s.cfg.Window), at+int64(lookAhead))) > 0 {
+			if p := g.procs[q.PID]; p != nil && p.s.any(at-int64(s.cfg.Window), at+int64(lookAhead)) {
 				holders = append(holders, g)
 			}
 		}
@@ -167,8 +167,8 @@ func valueAt(s *series, at int64) (Point, bool) {
 	if p, ok := s.at(at); ok {
 		return p, true
 	}
-	if len(s.pts) > 0 && s.pts[0].T <= at+int64(lookAhead) {
-		return s.pts[0], true
+	if s.len() > 0 && s.first().T <= at+int64(lookAhead) {
+		return s.first(), true
 	}
 	return Point{}, false
 }
@@ -177,7 +177,7 @@ func (s *Store) snapshot(snap *Snapshot, h *host, g *gpu, by string, at int64, p
 	from := at - int64(s.cfg.Window)
 	*snap = Snapshot{
 		HWID: g.key.HWID, Info: g.info, MatchedBy: by,
-		Usage:     appendPoints(snap.Usage[:0], g.gauges[Used].between(from, at)),
+		Usage:     g.gauges[Used].appendBetween(snap.Usage[:0], from, at),
 		Processes: snap.Processes[:0], Xids: snap.Xids[:0], series: snap.series,
 		RetiredPages: labelled(snap.RetiredPages, g.labelled[0], at),
 		RemappedRows: labelled(snap.RemappedRows, g.labelled[1], at),
@@ -251,8 +251,10 @@ func (s *Store) processes(snap *Snapshot, g *gpu, from, at int64, pid int) {
 		}
 		p := Process{ProcessInfo: c.p.info, Bytes: c.pt.V}
 		if pid >= 0 && c.p.info.PID == pid {
-			snap.series = appendPoints(snap.series[:0], c.p.s.between(from, at))
-			p.Series = snap.series
+			if ps := c.p.s.appendBetween(snap.series[:0], from, at); ps != nil {
+				snap.series = ps
+				p.Series = ps
+			}
 		}
 		snap.Processes = append(snap.Processes, p)
 	}
@@ -283,15 +285,6 @@ func labelled(dst map[string]int64, m map[string]*series, at int64) map[string]i
 		return nil
 	}
 	return out
-}
-
-// appendPoints copies a view of a series out from under the store's lock into dst, which it
-// returns nil when there is nothing to copy.
-func appendPoints(dst, ps []Point) []Point {
-	if len(ps) == 0 {
-		return nil
-	}
-	return append(dst, ps...)
 }
 
 func abs(x int64) int64 {

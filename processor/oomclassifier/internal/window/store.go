@@ -36,11 +36,14 @@ const maxLabels = 8
 // Config bounds the store. Zero or negative caps mean "no cap" only for tests; the processor
 // always passes positive values.
 type Config struct {
-	Window             time.Duration // history kept per GPU, measured back from its newest sample
-	MaxGPUs            int           // GPUs kept over all hosts; the least recently updated goes first
-	MaxSamplesPerGPU   int           // points kept per series of one GPU
-	MaxProcessesPerGPU int           // process series kept per GPU
-	MaxXidsPerHost     int           // Xid events kept per host
+	Window  time.Duration // history kept per GPU, measured back from its newest sample
+	MaxGPUs int           // GPUs kept over all hosts; the least recently updated goes first
+	// MaxBytes bounds the heap the GPUs' windows take (as accounted by Bytes); past it the
+	// least recently updated GPUs are evicted. 0 means no byte budget.
+	MaxBytes           int64
+	MaxSamplesPerGPU   int // points kept per series of one GPU
+	MaxProcessesPerGPU int // process series kept per GPU
+	MaxXidsPerHost     int // Xid events kept per host
 	// MaxAhead is how far past Now a point's timestamp may be. The window is measured back
 	// from a GPU's newest point and "caught up" is read from it, so one point from a wrong
 	// clock would otherwise push every real point out and make the host look covered.
@@ -130,6 +133,11 @@ type Store struct {
 	cfg   Config
 	hosts map[string]*host
 	gpus  int
+	bytes int64 // Σ gpu.bytes
+	// lru links every GPU, least recently updated first: eviction takes the front and an
+	// update moves a GPU to the back, both O(1). The links live in gpu itself (an intrusive
+	// list, as container/list would need an Element allocated and type-asserted per GPU).
+	lru gpu
 }
 
 type host struct {
@@ -138,13 +146,15 @@ type host struct {
 }
 
 type gpu struct {
-	key      GPUKey
-	info     GPUInfo
-	newest   int64 // newest point of any series: the window is measured back from here
-	trimmed  int64 // newest at the last full trim; see Observe
-	gauges   [numGauges]series
-	labelled [2]map[string]*series // RetiredPages, RemappedRows
-	procs    map[int]*proc
+	prev, next *gpu  // Store.lru
+	bytes      int64 // the heap this GPU's window takes, as the byte budget counts it
+	key        GPUKey
+	info       GPUInfo
+	newest     int64 // newest point of any series: the window is measured back from here
+	trimmed    int64 // newest at the last full trim; see Observe
+	gauges     [numGauges]series
+	labelled   [2]map[string]*series // RetiredPages, RemappedRows
+	procs      map[int]*proc
 	// order holds the processes in the order of the last Observe's process samples. A
 	// collection lists them in the same order each time (NVML's), so the i-th process sample
 	// is found at order[i] without hashing its pid; the map is the fallback.
@@ -159,8 +169,18 @@ type proc struct {
 
 // New returns an empty store.
 func New(cfg Config) *Store {
-	return &Store{cfg: cfg, hosts: make(map[string]*host)}
+	s := &Store{cfg: cfg, hosts: make(map[string]*host)}
+	s.lru.prev, s.lru.next = &s.lru, &s.lru
+	return s
 }
+
+// Fixed costs of the budget's accounting, besides the series' arrays (measured with
+// runtime.MemStats on the bytes benchmark: a GPU with its maps and host entry, a process
+// with its map entry and description).
+const (
+	gpuBytes  = 2048
+	procBytes = 160
+)
 
 // Observe records the samples of one GPU resource. Points stamped too far ahead of the clock
 // and values no GPU can have are rejected and counted, never stored.
@@ -179,6 +199,8 @@ func (s *Store) Observe(key GPUKey, info GPUInfo, samples []Sample) Overflow {
 		return of
 	}
 	g := s.gpu(key, &of)
+	s.touch(g)
+	before := g.bytes
 	if info.Name != "" {
 		g.info.Name = info.Name
 	}
@@ -207,7 +229,23 @@ func (s *Store) Observe(key GPUKey, info GPUInfo, samples []Sample) Overflow {
 		g.trim(s.cfg)
 		g.trimmed = g.newest
 	}
+	s.bytes += g.bytes - before
+	// The GPU just updated is at the back: the budget never evicts it to make room for itself.
+	for s.cfg.MaxBytes > 0 && s.bytes > s.cfg.MaxBytes && s.lru.next != g {
+		s.evict(s.lru.next, key.Host)
+		of.GPUsEvicted++
+	}
 	return of
+}
+
+// touch moves g to the back of the LRU list.
+func (s *Store) touch(g *gpu) {
+	if g.next != nil {
+		g.prev.next, g.next.prev = g.next, g.prev
+	}
+	g.prev, g.next = s.lru.prev, &s.lru
+	s.lru.prev.next = g
+	s.lru.prev = g
 }
 
 // sane filters samples in place, keeping the plausible ones. A byte value must not exceed the
@@ -223,8 +261,8 @@ func (s *Store) sane(key GPUKey, samples []Sample, latest int64, of *Overflow) [
 		limit = maxPlausibleBytes
 		if h := s.hosts[key.Host]; h != nil {
 			if g := h.gpus[key.HWID]; g != nil {
-				if n := len(g.gauges[Total].pts); n > 0 {
-					limit = g.gauges[Total].pts[n-1].V
+				if tot := &g.gauges[Total]; tot.len() > 0 {
+					limit = tot.last.v
 				}
 			}
 		}
@@ -265,39 +303,32 @@ func (s *Store) gpu(key GPUKey, of *Overflow) *gpu {
 	if g := h.gpus[key.HWID]; g != nil {
 		return g
 	}
-	if s.cfg.MaxGPUs > 0 && s.gpus >= s.cfg.MaxGPUs {
-		s.evictOldestGPU(key.Host)
+	if s.cfg.MaxGPUs > 0 && s.gpus >= s.cfg.MaxGPUs && s.lru.next != &s.lru {
+		s.evict(s.lru.next, key.Host)
 		of.GPUsEvicted++
 	}
-	g := &gpu{key: key, info: GPUInfo{Index: -1}, procs: make(map[int]*proc)}
+	g := &gpu{key: key, info: GPUInfo{Index: -1}, procs: make(map[int]*proc), bytes: gpuBytes}
 	g.gauges[Total].step = true
 	g.gauges[RetiredPagesPending].step = true
 	g.gauges[RemapPending].step = true
 	g.gauges[RemapFailed].step = true
 	h.gpus[key.HWID] = g
 	s.gpus++
+	s.bytes += gpuBytes
 	return g
 }
 
-// evictOldestGPU removes the GPU whose newest point is oldest. Linear in the GPU count, but it
-// runs only when a new GPU arrives at the cap.
-func (s *Store) evictOldestGPU(keep string) {
-	var victim *gpu
-	for _, h := range s.hosts {
-		for _, g := range h.gpus {
-			if victim == nil || g.newest < victim.newest {
-				victim = g
-			}
-		}
-	}
-	if victim == nil {
-		return
-	}
-	h := s.hosts[victim.key.Host]
-	delete(h.gpus, victim.key.HWID)
+// evict removes g, the least recently updated GPU, in O(1). Its host goes too when nothing
+// is left of it, unless it is keep, the host being updated.
+func (s *Store) evict(g *gpu, keep string) {
+	g.prev.next, g.next.prev = g.next, g.prev
+	g.prev, g.next = nil, nil
+	h := s.hosts[g.key.Host]
+	delete(h.gpus, g.key.HWID)
 	s.gpus--
-	if len(h.gpus) == 0 && len(h.xids) == 0 && victim.key.Host != keep {
-		delete(s.hosts, victim.key.Host)
+	s.bytes -= g.bytes
+	if len(h.gpus) == 0 && len(h.xids) == 0 && g.key.Host != keep {
+		delete(s.hosts, g.key.Host)
 	}
 }
 
@@ -319,6 +350,7 @@ func (g *gpu) addProcess(sm *Sample, i int, cfg Config, of *Overflow) {
 		}
 		p = &proc{info: sm.Process}
 		g.procs[sm.Process.PID] = p
+		g.bytes += procBytes
 	} else if sm.T >= p.s.newest() && p.info != sm.Process {
 		p.info = sm.Process // the newest description wins: names and containers can change
 	}
@@ -361,13 +393,21 @@ func (g *gpu) add(sm *Sample, cfg Config, of *Overflow) {
 
 // addPoint adds a point to one of the GPU's series, within the per-series cap.
 func (g *gpu) addPoint(dst *series, t, v int64, cfg Config, of *Overflow) {
+	if t < g.newest-int64(cfg.Window) {
+		// Older than the window: the next trim would drop it. Merging it into the compressed
+		// series first would re-encode the whole series, which a sender of ancient points
+		// must not be able to make every point cost.
+		return
+	}
+	before := dst.footprint()
 	dst.add(t, v)
 	// The cap holds on every add; the window is applied in the periodic trim.
-	if cfg.MaxSamplesPerGPU > 0 && len(dst.pts) > cfg.MaxSamplesPerGPU {
-		over := len(dst.pts) - cfg.MaxSamplesPerGPU
+	if cfg.MaxSamplesPerGPU > 0 && dst.len() > cfg.MaxSamplesPerGPU {
+		over := dst.len() - cfg.MaxSamplesPerGPU
 		dst.drop(over)
 		of.SamplesCapped += over
 	}
+	g.bytes += dst.footprint() - before
 	if t > g.newest {
 		g.newest = t
 	}
@@ -381,9 +421,15 @@ func (g *gpu) evictOldestProcess() {
 		}
 	}
 	if p := g.procs[victim]; p != nil {
-		p.gone = true
-		delete(g.procs, victim)
+		g.forget(p)
 	}
+}
+
+// forget deletes a process; order may still hold it until the next Observe.
+func (g *gpu) forget(p *proc) {
+	p.gone = true
+	delete(g.procs, p.info.PID)
+	g.bytes -= procBytes + p.s.footprint()
 }
 
 // trim applies the window to every series of the GPU and forgets processes with no point
@@ -399,10 +445,10 @@ func (g *gpu) trim(cfg Config) {
 		}
 	}
 	forgot := false
-	for pid, p := range g.procs {
+	for _, p := range g.procs {
 		if p.s.newest() < cutoff {
-			p.gone, forgot = true, true
-			delete(g.procs, pid)
+			g.forget(p)
+			forgot = true
 			continue
 		}
 		p.s.trim(cutoff)
@@ -428,6 +474,14 @@ func (s *Store) Covered(hostName string, at time.Time) bool {
 		}
 	}
 	return false
+}
+
+// Bytes returns the heap the store's windows take, as the byte budget counts it: the series'
+// arrays exactly, the maps and descriptions around them by a measured estimate.
+func (s *Store) Bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
 }
 
 // Len returns how many GPUs the store holds.
