@@ -290,3 +290,23 @@ func TestCertManagerSecrets(t *testing.T) {
 		assert.Equal(t, namespace, str(c, "metadata", "namespace"))
 	}
 }
+
+// Every shipped classifier's window has a byte budget, and it fits the pod: at most a quarter
+// of the container's memory limit (the live window plus the Go GC's headroom stays under half,
+// leaving the rest to receivers, queues and batches).
+func TestWindowBudgetFitsMemoryLimit(t *testing.T) {
+	for _, p := range allPods(t) {
+		oc := mapAt(p.config, "processors", "oom_classifier")
+		if oc == nil {
+			continue
+		}
+		budget, ok := oc["max_bytes"].(int)
+		if !assert.True(t, ok, "%s: oom_classifier.max_bytes must be set", p.source) {
+			continue
+		}
+		limit, err := bytesOf(str(p.container, "resources", "limits", "memory"))
+		require.NoError(t, err, "%s: memory limit", p.source)
+		assert.LessOrEqual(t, int64(budget), limit/4, "%s: max_bytes above a quarter of the memory limit", p.source)
+		assert.Positive(t, oc["max_gpus"], "%s: max_gpus", p.source)
+	}
+}
