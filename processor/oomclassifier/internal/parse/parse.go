@@ -184,17 +184,19 @@ func indexFrom(s, sub string, from int) int {
 // containsFold reports whether s contains sub, ASCII case-insensitively,
 // without allocating. sub must be lower case. It walks byte by byte, so it is
 // for short strings (allocator and device names), not for whole bodies.
+// Only letters are folded: '_' (0x5f) folded like a letter would be 0x7f and
+// never match itself.
 func containsFold(s, sub string) bool {
 	n := len(sub)
 	if n == 0 {
 		return true
 	}
 	for i := 0; i+n <= len(s); i++ {
-		if s[i]|0x20 != sub[0] {
+		if lowerASCII(s[i]) != sub[0] {
 			continue
 		}
 		j := 1
-		for j < n && s[i+j]|0x20 == sub[j] {
+		for j < n && lowerASCII(s[i+j]) == sub[j] {
 			j++
 		}
 		if j == n {
@@ -211,4 +213,12 @@ func deviceAfter(s string, i int) int {
 		return -1
 	}
 	return int(v)
+}
+
+// lowerASCII lower-cases an ASCII letter and leaves every other byte as is.
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c | 0x20
+	}
+	return c
 }

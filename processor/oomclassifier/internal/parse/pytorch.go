@@ -169,8 +169,16 @@ func parsePyTorch2(s string, r *Result) {
 			r.AllocatedBytes = v
 		}
 	}
-	// Reserved = allocated (incl. private pools) + reserved-but-unallocated:
-	// the source prints reserved − allocated − private as the second number.
+	// c10/cuda/CUDACachingAllocator.cpp, every 2.x release with this template
+	// (checked in four stored versions of the file, up to the
+	// docs.pytorch.org-URL releases): "Of the allocated memory "
+	// format_size(allocated_bytes + allocated_in_private_pools) " is allocated
+	// by PyTorch, " ["with " format_size(allocated_in_private_pools) "
+	// allocated in private pools (e.g., CUDA Graphs), "] "and "
+	// format_size(reserved_bytes - allocated_bytes -
+	// allocated_in_private_pools) " is reserved by PyTorch but unallocated."
+	// The first figure already includes the private pools, so reserved =
+	// first + second; the private figure is a part of the first, not added.
 	if u := sizeLabel(s, " is reserved by PyTorch but unallocated"); u >= 0 && r.AllocatedBytes >= 0 && r.AllocatedBytes <= 1<<62 && u <= 1<<62 {
 		r.ReservedBytes = r.AllocatedBytes + u
 	}
