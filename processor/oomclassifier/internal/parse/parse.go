@@ -22,11 +22,16 @@ var recognisers = []recogniser{
 	parseCuPyLegacy,
 	parseGGML,
 	parseVLLM,
+	parseKVCache,
 	parseTGI,
 	parseStreamExecutor,
 	parsePyTorchBare,
-	parseLibraryStatus,
+	// NCCL before the library codes: a paste holding NCCL's "Cuda failure
+	// 'out of memory'" with its calloc size and a later cuBLAS handle failure
+	// is read from the NCCL lines, which state the size and device.
 	parseNCCL,
+	parseLibraryStatus,
+	parseCheckStatus,
 	parseCUDAGeneric,
 	parseVocabulary,
 }

@@ -38,6 +38,14 @@ func parseGGML(text string) (Result, bool) {
 				}
 			}
 		}
+		// A relay (Ollama's "llama runner process has terminated: cudaMalloc
+		// failed: out of memory") may keep only the line that follows, the
+		// graph allocator's, which states the buffer and its device.
+		if r.RequestedBytes < 0 {
+			if b, ok := ggmlBuffer(text, "failed to allocate ", " buffer of size "); ok {
+				r.RequestedBytes, r.DeviceIndex = b.RequestedBytes, b.DeviceIndex
+			}
+		}
 		return r, true
 	}
 	if r, ok := ggmlBuffer(text, "failed to allocate ", " buffer of size "); ok {

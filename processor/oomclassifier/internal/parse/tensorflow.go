@@ -45,7 +45,7 @@ func parseTFBFC(text string) (Result, bool) {
 	const anchor = ") ran out of memory trying to allocate "
 	i := strings.Index(text, anchor)
 	if i < 0 {
-		return absent, false
+		return parseTFBFCUnnamed(text)
 	}
 	lo := max(0, i-128)
 	a := strings.LastIndex(text[lo:i], "Allocator (")
@@ -57,7 +57,7 @@ func parseTFBFC(text string) (Result, bool) {
 		return absent, false
 	}
 	w := window(text, i+len(anchor))
-	v, _, ok := sizeAt(w, 0)
+	v, _, ok := sizeAt(w, emphasis(w, 0))
 	if !ok {
 		return absent, false
 	}
@@ -78,6 +78,45 @@ func parseTFBFC(text string) (Result, bool) {
 		r.ReservedBytes = labelInt(window(rest, t), "total_region_allocated_bytes_:")
 	}
 	return r, true
+}
+
+// parseTFBFCUnnamed reads the BFC allocator's failure line of TF 1.x
+// (tensorflow/core/common_runtime/bfc_allocator.cc, e.g. r1.3 AllocateRawInternal):
+//
+//	Ran out of memory trying to allocate <HumanReadableNumBytes(num_bytes)>.  See logs for memory state.
+//
+// It names no allocator, so no device; the size is the request. TF 1.x
+// ran one BFC allocator per GPU and one for pinned host memory
+// (cuda_host_bfc), so the line alone cannot rule out host memory: it is taken
+// as a device failure unless the text around it says "host". The pinned
+// pool is rarely what runs out; the cited entry (tensorflow-bfc-0013) comes
+// with the GPU tensor OOM it caused.
+func parseTFBFCUnnamed(text string) (Result, bool) {
+	const anchor = "Ran out of memory trying to allocate "
+	i := strings.Index(text, anchor)
+	if i < 0 {
+		return absent, false
+	}
+	if lo, hi := max(0, i-256), min(len(text), i+len(anchor)+64); containsFold(text[lo:hi], "host") {
+		return absent, false
+	}
+	w := window(text, i+len(anchor))
+	v, _, ok := sizeAt(w, emphasis(w, 0))
+	if !ok {
+		return absent, false
+	}
+	r := newResult(tfOrJAX(text))
+	r.RequestedBytes = v
+	return r, true
+}
+
+// emphasis skips Markdown emphasis ("**", "__", "`") a paste put around a
+// value at s[i:]; the value is read after it.
+func emphasis(s string, i int) int {
+	for i < len(s) && (s[i] == '*' || s[i] == '_' || s[i] == '`') {
+		i++
+	}
+	return i
 }
 
 // labelInt reads "<label><spaces><digits>" in s; -1 when absent.

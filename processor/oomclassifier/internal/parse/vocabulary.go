@@ -33,6 +33,19 @@ import "strings"
 //   - torch_memory_saver (SGLang): "CUresult error  result=2": CUresult 2 is
 //     CUDA_ERROR_OUT_OF_MEMORY in cuda.h.
 //   - SGLang model_runner: "Not enough memory. Please try to increase --mem-fraction-static."
+//   - Thrust (thrust/system/cuda/detail/*.h): cuda_cub::throw_on_error(status,
+//     "parallel_for failed") throws system_error "parallel_for failed: <cudaGetErrorString>";
+//     device malloc failures throw thrust::system::detail::bad_alloc, whose
+//     what() is "std::bad_alloc: " + cudaGetErrorString ("out of memory").
+//   - mallocMC (the device-side heap of PIConGPU/alpaka): "mallocMC out of memory".
+//   - ND4J (deeplearning4j CUDA backend): "Can't allocate [DEVICE] allocation
+//     buffer memory!", "Out of [DEVICE] memory".
+//   - Theano's CUDA backend (theano/sandbox/cuda/cuda_ndarray.cu device_malloc):
+//     "Error allocating %llu bytes of device memory (%s). Driver report %llu
+//     bytes free and %llu bytes total": the request, then cudaMemGetInfo's
+//     free and total, all plain bytes.
+//   - TensorFlow custom ops' own device allocators, e.g. "GPU memory
+//     allocation failed (might be due to insufficient memory)".
 
 // allocPhrases say that an allocation failed; each also needs a GPU context.
 var allocPhrases = [...]string{
@@ -41,7 +54,8 @@ var allocPhrases = [...]string{
 	"could not be allocated", "allocator error allocating", "enforce allocating <= available failed",
 	"Not enough memory. Please try to increase --mem-fraction-static",
 	"Ran out of memory in memory space", "Error allocating device buffer", "Out of [DEVICE] memory",
-	"Dst tensor is not initialized", "failed to allocate memory",
+	"Dst tensor is not initialized", "failed to allocate memory", "memory allocation failed",
+	"allocate [DEVICE]", "bad_alloc: out of memory",
 }
 
 // lowerPhrases are allocation phrases matched in any letter case (issue
@@ -53,6 +67,7 @@ var gpuWords = [...]string{
 	"CUDA", "cuda", "Cuda", "GPU", "gpu", "Gpu", "HIP", "hip", "NCCL", "nvinfer", "TensorRT", "TRT",
 	"cuMem", "CUresult", "rmm", "RMM", "bfc_arena", "BFCArena", "mem-fraction-static", "device", "DEVICE",
 	"defaultAllocator", "virtualMemoryBuffer", "TPU", "ResourceExhausted", "Dst tensor",
+	"thrust::", "parallel_for failed", "mallocMC",
 }
 
 // lowerGPUWords are gpuWords matched on lower-cased text.
@@ -153,7 +168,7 @@ func frameworkFromContext(text string) string {
 var requestLabels = [...]string{
 	"out of memory to allocate ", "Cannot allocate ", "requested buffer of size ", "Requested size was ",
 	"Requested amount of memory (", "Requested amount of GPU memory (", "CUDA calloc async ", "CUDA calloc ",
-	"error allocating ", "requested bytes: [", "Attempting to allocate ",
+	"error allocating ", "Error allocating ", "requested bytes: [", "Attempting to allocate ",
 }
 
 // readLabelledSizes reads the sizes that follow known labels, wherever they are.
@@ -172,6 +187,16 @@ func readLabelledSizes(text string, r *Result) {
 	}
 	if v, ok := sizeAfter(text, "total memory reported: "); ok {
 		r.TotalBytes = v
+	}
+	// Theano: "Driver report <free> bytes free and <total> bytes total".
+	const driver = "Driver report "
+	if i := strings.Index(text, driver); i >= 0 {
+		w := window(text, i+len(driver))
+		if f, e, ok := intAt(w, 0); ok && strings.HasPrefix(w[e:], " bytes free and ") {
+			if t, e2, ok := intAt(w, e+len(" bytes free and ")); ok && strings.HasPrefix(w[e2:], " bytes total") {
+				r.FreeBytes, r.TotalBytes = f, t
+			}
+		}
 	}
 	// Paddle 1.x: "enforce allocating <= available failed, <request> > <available>".
 	const enforce = "enforce allocating <= available failed, "
@@ -210,7 +235,7 @@ func sizeAfter(text, label string) (int64, bool) {
 // deviceLabels precede a device ordinal as libraries write it.
 var deviceLabels = [...]string{
 	"on GPU ", "device:GPU:", "/gpu:", "/device:GPU:", "GPU=", "device ordinal ", "cuda:", "CUDA:",
-	"on device ", "GPU ", "current device: ", "deviceId: [",
+	"on device ", "GPU ", "current device: ", "deviceId: [", "device:gpu:",
 }
 
 // deviceFromText reads the first device ordinal found after a known label, or
