@@ -59,7 +59,9 @@ func parseNCCL(text string) (Result, bool) {
 			if strings.Contains(w, "'out of memory'") {
 				r := newResult(FrameworkNCCL)
 				r.DeviceIndex = ncclDevice(text)
-				// alloc.h's ncclCudaCalloc follows with "Failed to CUDA calloc[ async] <n> bytes".
+				// alloc.h's ncclCudaCalloc follows with "Failed to CUDA
+				// calloc[ async] <n> bytes", n = nelem*sizeof(T), the
+				// request; the device is the "[cudaDev]" of NCCL's prefix.
 				for _, l := range [...]string{"CUDA calloc async ", "CUDA calloc "} {
 					if v, ok := sizeAfter(text, l); ok {
 						r.RequestedBytes = v
@@ -106,8 +108,13 @@ func parseCUDAGeneric(text string) (Result, bool) {
 			r := newResult(c.framework)
 			// XLA's StreamExecutor init: "… for CUDA device ordinal 0: … cuDevicePrimaryCtxRetain:
 			// CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: <n>".
-			// The total is a size_t printed as %llu: a failed query prints a
-			// wrapped value above int64 (18446744073709551615), left absent.
+			// stream_executor cuda_driver.cc CreateContext: on
+			// CUDA_ERROR_OUT_OF_MEMORY it appends "; total memory reported: "
+			// GetDeviceTotalMemory (cuDeviceTotalMem, bytes) as a uint64. A
+			// wrapped value above int64 (18446744073709551615) does not parse
+			// and stays absent; the device is then read from "for CUDA device
+			// ordinal <d>" (direct_session.cc's "failed initializing
+			// StreamExecutor for CUDA device ordinal %d").
 			if v, ok := sizeAfter(text, "total memory reported: "); ok {
 				r.TotalBytes = v
 				r.DeviceIndex = deviceFromText(text)

@@ -247,6 +247,9 @@ func firstField(s string) string {
 // (cuda_driver.cc / gpu_driver.cc), exact bytes in parentheses:
 //
 //	failed to allocate <h> (<n> bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory
+//
+// <h> is HumanReadableNumBytes(bytes) and <n> the same request exact (the
+// argument of GpuDriver::DeviceAllocate); <n> is used.
 func parseStreamExecutor(text string) (Result, bool) {
 	if !containsAny(text, "OUT_OF_MEMORY", "OutOfMemory", "f memory") {
 		return absent, false

@@ -15,6 +15,12 @@ func xlaFramework(text string) string {
 //
 //	Failed to allocate request for <h> (<n>B) on device ordinal <d>   (StreamExecutorMemoryAllocator)
 //	Out of memory while trying to allocate <n> bytes.                (TfAllocatorAdapter; some builds print <h>)
+//
+// xla/stream_executor/device_memory_allocator.cc (formerly under
+// tensorflow/stream_executor) StreamExecutorMemoryAllocator::Allocate:
+// StrFormat("Failed to allocate request for %s (%uB) on device ordinal %d",
+// HumanReadableNumBytes(size), size, device_ordinal): <h> and <n> are the
+// same request, <n> exact, so <n> is used; <d> the device ordinal.
 func parseXLA(text string) (Result, bool) {
 	const req = "Failed to allocate request for "
 	if i := strings.Index(text, req); i >= 0 {
