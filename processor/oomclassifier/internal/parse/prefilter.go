@@ -3,6 +3,7 @@ package parse
 import (
 	"encoding/binary"
 	"math/bits"
+	"strings"
 	"unsafe"
 )
 
@@ -16,22 +17,26 @@ import (
 //	          cudaMalloc failed, allocate CUDA0 buffer, ran out of memory trying to allocate
 //	"capac"   has a total capacity of / the 2.1 misspelling "capacty"
 //
-// except three that name no memory at all, each with its own key:
+// or one of three that name no memory at all:
 //
 //	"cufft"   a CHECK on a cuFFT call returning CUFFT_ALLOC_FAILED ("== CUFFT_SUCCESS (2 vs. 0)")
 //	"insuff"  cuSPARSE's "insufficient resources", "insufficient memory"
 //	"Dst tensor is not initialized"   TensorFlow's failed device copy destination
 //
-// Each of those words holds a "key" that is rare in ordinary text: the 'y' of
-// "memory" and "capacity", the "ll" of "alloc", the "ff" of "cufft" and
-// "insufficient", the 'z' of "initialized" (case folded). The scan reads the
-// text eight bytes at a time and flags, in a few word operations per key, the
-// bytes that are a folded 'y' or 'z' or the second of two folded 'l's or 'f's
-// (SWAR, "SIMD within a register"); only at a flagged byte does it compare
-// the whole word. ('z' also flags ISO timestamps' "Z"; that costs one short
-// comparison.)
-// A line without a flag costs about one pass of a few integer operations per
-// eight bytes.
+// The first five words each hold a "key" that is rare in ordinary text: the
+// 'y' of "memory" and "capacity", the "ll" of "alloc", the "ff" of "cufft"
+// and "insufficient" (case folded). The scan reads the text eight bytes at a
+// time and flags, in a few word operations per key, the bytes that are a
+// folded 'y' or the second of two folded 'l's or 'f's (SWAR, "SIMD within a
+// register"); only at a flagged byte does it compare the whole word. A line
+// without a flag costs about one pass of a few integer operations per eight
+// bytes.
+//
+// TensorFlow's sentence has no such key: its only rare letter, the 'z', is
+// in every ISO timestamp's "Z". It is looked for last, as written (TF prints
+// it in that case), with strings.Contains, whose vectorised search costs a
+// few nanoseconds on a line; a per-byte 'z' key cost more on every
+// timestamped line.
 
 const (
 	hi   = 0x8080808080808080
@@ -52,52 +57,60 @@ func zeroBytes(x uint64) uint64 {
 // bytes are viewed as a slice only to load eight at a time.
 func mayBeOOM(text string) bool {
 	b := unsafe.Slice(unsafe.StringData(text), len(text))
-	var prevL, prevF uint64 // bit 63 set when the previous word ended in a folded 'l' / 'f'
+	var prev uint64 // the previous folded word; its top byte precedes this word's first
 	i := 0
 	for ; len(b) >= 32; b, i = b[32:], i+32 {
 		x0 := binary.LittleEndian.Uint64(b[0:8]) | fold
 		x1 := binary.LittleEndian.Uint64(b[8:16]) | fold
 		x2 := binary.LittleEndian.Uint64(b[16:24]) | fold
 		x3 := binary.LittleEndian.Uint64(b[24:32]) | fold
-		m0, l0, f0 := keyBytes(x0, prevL, prevF)
-		m1, l1, f1 := keyBytes(x1, l0, f0)
-		m2, l2, f2 := keyBytes(x2, l1, f1)
-		m3, l3, f3 := keyBytes(x3, l2, f2)
-		prevL, prevF = l3, f3
-		if m0|m1|m2|m3 == 0 {
+		p := prev
+		prev = x3
+		// One test for the 32 bytes keeps few values live; the rare
+		// block with a flag recomputes each word's flags.
+		if (keyBits(x0, p)|keyBits(x1, x0)|keyBits(x2, x1)|keyBits(x3, x2))&hi == 0 {
 			continue
 		}
-		if keyWordIn(text, i, m0) || keyWordIn(text, i+8, m1) || keyWordIn(text, i+16, m2) || keyWordIn(text, i+24, m3) {
+		if keyWordIn(text, i, keyBits(x0, p)&hi) || keyWordIn(text, i+8, keyBits(x1, x0)&hi) ||
+			keyWordIn(text, i+16, keyBits(x2, x1)&hi) || keyWordIn(text, i+24, keyBits(x3, x2)&hi) {
 			return true
 		}
 	}
 	for ; len(b) >= 8; b, i = b[8:], i+8 {
-		var m uint64
-		m, prevL, prevF = keyBytes(binary.LittleEndian.Uint64(b)|fold, prevL, prevF)
+		x := binary.LittleEndian.Uint64(b) | fold
+		m := keyBits(x, prev) & hi
+		prev = x
 		if m != 0 && keyWordIn(text, i, m) {
 			return true
 		}
 	}
 	for ; i < len(text); i++ {
 		c := text[i] | 0x20
-		if c == 'y' || c == 'z' || ((c == 'l' || c == 'f') && i > 0 && text[i-1]|0x20 == c) {
+		if c == 'y' || ((c == 'l' || c == 'f') && i > 0 && text[i-1]|0x20 == c) {
 			if keyWordAt(text, i) {
 				return true
 			}
 		}
 	}
-	return false
+	return strings.Contains(text, dstUninitialized)
 }
 
-// keyBytes flags the key bytes of the folded word x: each 'y' and 'z', and
-// each 'l' or 'f' preceded by the same letter (prevL, prevF: the previous
-// word's 'l' and 'f' flags, whose top byte is the one before x's first).
-// It returns the flags and x's own 'l' and 'f' flags for the next word.
-func keyBytes(x, prevL, prevF uint64) (m, l, f uint64) {
-	const ys, zs, ls, fs = 'y' * ones, 'z' * ones, 'l' * ones, 'f' * ones
-	l, f = zeroBytes(x^ls), zeroBytes(x^fs)
-	m = zeroBytes(x^ys) | zeroBytes(x^zs) | l&(l<<8|prevL>>56) | f&(f<<8|prevF>>56)
-	return m, l, f
+// dstUninitialized is tensorflow/core/common_runtime/gpu/gpu_util.cc
+// PrepareCopy's status when the copy's destination tensor got no buffer.
+const dstUninitialized = "Dst tensor is not initialized"
+
+// keyBits flags the key bytes of the folded word x (prev: the folded word
+// before it, whose top byte precedes x's first) in the high bit of each
+// byte, once masked with hi: each 'y', and each 'l' or 'f' that equals the
+// byte before it. It is zeroBytes of three words OR-ed, with the final "&
+// hi" left to the caller so that a block of words pays it once. A doubled
+// letter is a zero byte of (x ^ key) | (x ^ x-shifted-by-one-byte): both
+// must be zero, so one test covers "is the key" and "equals the byte before".
+func keyBits(x, prev uint64) uint64 {
+	const ys, ls, fs = 'y' * ones, 'l' * ones, 'f' * ones
+	same := x ^ (x<<8 | prev>>56)
+	y, l, f := x^ys, x^ls|same, x^fs|same
+	return (y-ones)&^y | (l-ones)&^l | (f-ones)&^f
 }
 
 // keyWordIn checks each flagged byte of the word at text[i:i+8].
@@ -112,8 +125,7 @@ func keyWordIn(text string, i int, m uint64) bool {
 
 // keyWordAt reports whether the key byte at i belongs to "memory", "capacity",
 // "capacty" (a 'y' at i), "alloc" (the second 'l' at i), "cufft" or "insuff"
-// (the second 'f' at i) or "dst tensor is not initialized" (its 'z' at i),
-// case-insensitively.
+// (the second 'f' at i), case-insensitively.
 func keyWordAt(s string, i int) bool {
 	switch s[i] | 0x20 {
 	case 'y':
@@ -122,8 +134,6 @@ func keyWordAt(s string, i int) bool {
 		return i >= 2 && s[i-2]|0x20 == 'a' && i+2 < len(s) && s[i+1]|0x20 == 'o' && s[i+2]|0x20 == 'c'
 	case 'f':
 		return (foldedSuffix(s[:i+1], "cuff") && i+1 < len(s) && s[i+1]|0x20 == 't') || foldedSuffix(s[:i+1], "insuff")
-	case 'z':
-		return foldedSuffix(s[:i+1], "dst tensor is not initializ")
 	}
 	return false
 }
