@@ -86,7 +86,9 @@ func ggmlBuffer(text, verb, suffix string) (Result, bool) {
 		}
 		from = i + len(verb)
 		w := window(text, from)
-		end := strings.Index(w, suffix)
+		// The name is at most 32 bytes: search no further, or a body of
+		// repeated verbs costs a window per occurrence.
+		end := strings.Index(w[:min(len(w), 32+len(suffix))], suffix)
 		if end <= 0 || end > 32 {
 			continue
 		}
