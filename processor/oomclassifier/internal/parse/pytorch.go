@@ -102,6 +102,15 @@ func isHIP(text string, start int, w string) bool {
 }
 
 // parsePyTorchLegacy reads "<d>; <T> total capacity; …)" (the text after "(GPU").
+//
+// c10/cuda/CUDACachingAllocator.cpp, 1.4 to 2.0 (the OOM branch of malloc):
+// "(GPU " device "; " format_size(device_total) " total capacity; "
+// format_size(stats.allocated_bytes[AGGREGATE].current) " already allocated; "
+// format_size(device_free) " free; " allowed_info
+// format_size(stats.reserved_bytes[AGGREGATE].current) " reserved in total by
+// PyTorch)". device_free and device_total are cudaMemGetInfo's; allowed_info
+// is "<L> allowed; " when set_per_process_memory_fraction set a limit.
+// torch_npu's copy adds "<a> current active; " (stats.active_bytes), not read.
 func parsePyTorchLegacy(s string, r *Result) {
 	r.DeviceIndex = deviceAfter(s, 0)
 	if end := strings.IndexByte(s, ')'); end >= 0 {
