@@ -195,8 +195,14 @@ func tfNodeDevice(text string) int {
 		return -1
 	}
 	attr := window(text, i)
-	if q := strings.IndexAny(attr[len("_device=")+1:], "\"]"); q >= 0 {
-		attr = attr[:len("_device=")+1+q]
+	// The value starts after '=' and its opening quote; a text that ends at
+	// the '=' (fuzzing found one) has no value.
+	const start = len("_device=") + 1
+	if len(attr) < start {
+		return -1
+	}
+	if q := strings.IndexAny(attr[start:], "\"]"); q >= 0 {
+		attr = attr[:start+q]
 	}
 	for _, p := range [...]string{"device:GPU:", "/gpu:"} {
 		if j := strings.Index(attr, p); j >= 0 {
