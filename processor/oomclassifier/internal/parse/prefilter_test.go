@@ -106,3 +106,16 @@ func FuzzPrefilter(f *testing.F) {
 		}
 	})
 }
+
+// The sentence must be found after many capital Ds too (past the per-'D' loop).
+func TestPrefilterDstAfterManyDs(t *testing.T) {
+	for n := 0; n < 20; n++ {
+		text := strings.Repeat("DEBUG D ", n) + dstUninitialized + "."
+		if !mayBeOOM(text) {
+			t.Fatalf("%d Ds before the sentence: not passed", n)
+		}
+		if mayBeOOM(strings.Repeat("DEBUG D ", n) + "Dst tensor is not initialised.") {
+			t.Fatalf("%d Ds: a different sentence passed", n)
+		}
+	}
+}
