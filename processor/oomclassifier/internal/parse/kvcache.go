@@ -43,6 +43,7 @@ func parseKVCache(text string) (Result, bool) {
 		return absent, false
 	}
 	r := newResult(FrameworkVLLMRs)
+	r.Stack = FrameworkVLLMRs // it is its own serving stack, not vLLM (which its log names contain)
 	if v, ok := sizeAfter(text[i:], "Required: "); ok {
 		r.RequestedBytes = v
 	}
