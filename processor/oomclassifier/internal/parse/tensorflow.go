@@ -241,12 +241,18 @@ func tensorElements(line string) (int64, bool) {
 	return n, true
 }
 
-// firstField returns s up to the first space, ',' or ']'.
+// firstField returns the name at the start of s: a device path, allocator or
+// dtype name (letters, digits and "_:/.-"), up to any other byte (a space, a
+// bracket, an ANSI colour code a logger put after it); a sentence's full
+// stop after it is not part of it.
 func firstField(s string) string {
-	if j := strings.IndexAny(s, " ,]\t"); j >= 0 {
-		return s[:j]
+	for j := 0; j < len(s); j++ {
+		if c := s[j]; !isDigit(c) && !isLetter(c) && c != '_' && c != ':' && c != '/' && c != '.' && c != '-' {
+			s = s[:j]
+			break
+		}
 	}
-	return s
+	return strings.TrimRight(s, ".")
 }
 
 // parseStreamExecutor reads the stream executor's device allocation failure

@@ -225,11 +225,18 @@ func sizeAfter(text, label string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	// A plain count ends where the number does: not inside a word ("12ab"),
+	// a decimal ("12.5") or a longer group; any other byte (a space, a
+	// bracket, a sentence's full stop, an ANSI colour reset) ends it.
 	switch {
-	case e == len(w), w[e] == '-' && strings.HasPrefix(w[e:], "-byte"), w[e] == ' ', w[e] == '\\', w[e] == '\n', w[e] == ')', w[e] == ']':
+	case e == len(w), strings.HasPrefix(w[e:], "-byte"):
 		return v, true
+	case isDigit(w[e]) || isLetter(w[e]) || w[e] == '_':
+		return 0, false
+	case (w[e] == '.' || w[e] == ',') && e+1 < len(w) && isDigit(w[e+1]):
+		return 0, false
 	}
-	return 0, false
+	return v, true
 }
 
 // deviceLabels precede a device ordinal as libraries write it.
@@ -266,12 +273,19 @@ func ncclDevice(text string) int {
 	if nl := strings.LastIndexByte(line, '\n'); nl >= 0 {
 		line = line[nl+1:]
 	}
-	o := strings.IndexByte(line, '[')
-	if o < 0 || o == 0 || line[o-1] != ' ' {
+	// NCCL's debug.cc prints "%s:%d:%d [%d] %s:%d NCCL WARN": the "[dev]"
+	// is the last bracket before the file:line, whatever a shipper put in
+	// front of the host ("[rank3]: ").
+	c := strings.LastIndex(line, "] ")
+	if c < 0 {
+		return -1
+	}
+	o := strings.LastIndexByte(line[:c], '[')
+	if o <= 0 || line[o-1] != ' ' {
 		return -1
 	}
 	v, e, ok := intAt(line, o+1)
-	if !ok || e >= len(line) || line[e] != ']' || v > 1<<20 {
+	if !ok || e != c || v > 1<<20 {
 		return -1
 	}
 	return int(v)
