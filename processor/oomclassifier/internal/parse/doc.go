@@ -64,7 +64,11 @@
 // the words of vocabulary.go in any wrapper.
 //
 // Line-wrapped text (a terminal or a paste that broke the message) is read
-// with each line break and its indentation taken as one space.
+// with each line break and its indentation taken as one space. A message
+// JSON-escaped inside a JSON log line ("\n", "\"", "\u003c") is read with
+// its escapes undone. Any prefix or suffix a shipper adds (CRI, rank and
+// worker tags, ANSI colours) is ignored: TestCitedOOMsInWrappers checks that
+// every cited OOM reads the same inside such wrappers and as a JSON line.
 //
 // Not recognised, by decision: CUDNN_STATUS_NOT_ENOUGH_WORKSPACE (the
 // caller's workspace is too small for the chosen algorithm; nothing failed to

@@ -1,6 +1,9 @@
 package parse
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // windowLen bounds how far past its anchor a recogniser reads: every template
 // handled here fits in well under 4 KiB, and a bound keeps a 1 MiB body cheap.
@@ -46,12 +49,101 @@ func Parse(text string) (Result, bool) {
 	// A terminal or a paste may break a message anywhere, even inside a
 	// label ("memory in \nuse", "Out \nof memory"): read the text with its
 	// line breaks taken as spaces first, then as written.
-	if len(text) <= maxUnwrap && strings.IndexByte(text, '\n') >= 0 {
+	//
+	// A shipper that delivers a JSON log line as it was written leaves the
+	// message JSON-escaped inside it ("\n" for its line breaks, "\u003c"
+	// for '<'). A one-line text with an escaped line break or quote is read
+	// unescaped first (its numbers may sit across the escaped breaks); any
+	// other text with a backslash is read unescaped last.
+	escaped := len(text) <= maxUnwrap && strings.IndexByte(text, '\\') >= 0
+	oneLine := strings.IndexByte(text, '\n') < 0
+	if escaped && oneLine && (strings.Contains(text, `\n`) || strings.Contains(text, `\"`)) {
+		if r, ok := recogniseUnescaped(text); ok {
+			return r, true
+		}
+		escaped = false // tried
+	}
+	if len(text) <= maxUnwrap && !oneLine {
 		if r, ok := recognise(unwrap(text)); ok {
 			return r, true
 		}
 	}
-	return recognise(text)
+	if r, ok := recognise(text); ok {
+		return r, true
+	}
+	if escaped {
+		return recogniseUnescaped(text)
+	}
+	return absent, false
+}
+
+// recogniseUnescaped recognises text with its JSON escapes undone, line
+// breaks read as in Parse.
+func recogniseUnescaped(text string) (Result, bool) {
+	u, changed := jsonUnescape(text)
+	if !changed {
+		return absent, false
+	}
+	if strings.IndexByte(u, '\n') >= 0 {
+		if r, ok := recognise(unwrap(u)); ok {
+			return r, true
+		}
+	}
+	return recognise(u)
+}
+
+// jsonUnescape replaces JSON string escapes (\n \t \r \" \\ \/ \b \f
+// \uXXXX) by what they stand for; any other backslash stays. It reports
+// whether anything changed.
+func jsonUnescape(text string) (string, bool) {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '\\' || i+1 == len(text) {
+			if changed {
+				b.WriteByte(c)
+			}
+			continue
+		}
+		var rep rune = -1
+		n := 2
+		switch text[i+1] {
+		case 'n':
+			rep = '\n'
+		case 't':
+			rep = '\t'
+		case 'r':
+			rep = '\r'
+		case '"', '\\', '/':
+			rep = rune(text[i+1])
+		case 'b', 'f':
+			rep = ' '
+		case 'u':
+			if i+6 <= len(text) {
+				if v, err := strconv.ParseUint(text[i+2:i+6], 16, 32); err == nil {
+					rep, n = rune(v), 6
+				}
+			}
+		}
+		if rep < 0 {
+			if changed {
+				b.WriteByte(c)
+			}
+			continue
+		}
+		if !changed {
+			b.Grow(len(text))
+			b.WriteString(text[:i])
+			changed = true
+		}
+		b.WriteRune(rep)
+		i += n - 1
+	}
+	if !changed {
+		return text, false
+	}
+	return b.String(), true
 }
 
 // maxUnwrap bounds the text Parse copies to unwrap: messages are a few KiB.

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -18,6 +19,13 @@ var wrappers = []struct{ prefix, suffix string }{
 	{"worker-7 | ", " | exit code 1"},
 }
 
+// jsonLine is the message as a JSON logger writes it, escaped inside a
+// string (Go's encoder also escapes '<', '>' and '&' as \u003c…).
+func jsonLine(text string) string {
+	q, _ := json.Marshal(text)
+	return `{"level":"error","ts":"2024-05-01T10:00:00.123Z","msg":` + string(q) + `}`
+}
+
 // Every cited OOM must read the same inside each wrapper: a known message in
 // an unknown wrapper is still the known message.
 func TestCitedOOMsInWrappers(t *testing.T) {
@@ -29,8 +37,12 @@ func TestCitedOOMsInWrappers(t *testing.T) {
 		if !ok {
 			continue // TestCitedCorpusAccuracy reports it
 		}
-		for _, w := range wrappers {
-			got, ok := Parse(w.prefix + c.Text + w.suffix)
+		for _, w := range append(wrappers, struct{ prefix, suffix string }{"json", ""}) {
+			wrapped := w.prefix + c.Text + w.suffix
+			if w.prefix == "json" {
+				wrapped = jsonLine(c.Text)
+			}
+			got, ok := Parse(wrapped)
 			if !ok {
 				t.Errorf("%s in %q…%q: not recognised", c.ID, w.prefix, w.suffix)
 				continue
@@ -40,6 +52,42 @@ func TestCitedOOMsInWrappers(t *testing.T) {
 				t.Errorf("%s in %q…%q:\n got  %+v\n want %+v", c.ID, w.prefix, w.suffix, got, want)
 			}
 		}
+	}
+}
+
+// No look-alike may become an OOM inside a wrapper.
+func TestCitedLookalikesInWrappers(t *testing.T) {
+	for _, c := range loadCited(t) {
+		if c.OOM {
+			continue
+		}
+		texts := []string{jsonLine(c.Text)}
+		for _, w := range wrappers {
+			texts = append(texts, w.prefix+c.Text+w.suffix)
+		}
+		for _, text := range texts {
+			if r, ok := Parse(text); ok {
+				t.Errorf("%s: look-alike recognised as %s in %q", c.ID, r.Framework, text)
+			}
+		}
+	}
+}
+
+func TestJSONUnescape(t *testing.T) {
+	for in, want := range map[string]string{
+		`a\nb`:           "a\nb",
+		`\"x\" \\ \/`:    `"x" \ /`,
+		`\u003c= \u0026`: "<= &",
+		`C:\x \u12`:      `C:\x \u12`, // not escapes: kept
+		`end\`:           `end\`,
+	} {
+		got, _ := jsonUnescape(in)
+		if got != want {
+			t.Errorf("jsonUnescape(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if _, changed := jsonUnescape(`no escapes \q`); changed {
+		t.Error("reported a change without an escape")
 	}
 }
 
