@@ -46,6 +46,11 @@ func Parse(text string) (Result, bool) {
 	if !mayBeOOM(text) {
 		return absent, false
 	}
+	return parseText(text)
+}
+
+// parseText is Parse after the prefilter.
+func parseText(text string) (Result, bool) {
 	// A terminal or a paste may break a message anywhere, even inside a
 	// label ("memory in \nuse", "Out \nof memory"): read the text with its
 	// line breaks taken as spaces first, then as written.
@@ -93,8 +98,11 @@ func recogniseUnescaped(text string) (Result, bool) {
 }
 
 // jsonUnescape replaces JSON string escapes (\n \t \r \" \\ \/ \b \f
-// \uXXXX) by what they stand for; any other backslash stays. It reports
-// whether anything changed.
+// \uXXXX) by what they stand for; any other backslash stays. A \u escape
+// is undone only for what encoders escape (control characters, non-ASCII,
+// and HTML-safe encoders' < > & ' = "): undoing one of a letter or a space,
+// which none writes, could make a key word the prefilter did not see. It
+// reports whether anything changed.
 func jsonUnescape(text string) (string, bool) {
 	var b strings.Builder
 	changed := false
@@ -121,7 +129,7 @@ func jsonUnescape(text string) (string, bool) {
 			rep = ' '
 		case 'u':
 			if i+6 <= len(text) {
-				if v, err := strconv.ParseUint(text[i+2:i+6], 16, 32); err == nil {
+				if v, err := strconv.ParseUint(text[i+2:i+6], 16, 32); err == nil && (v < 0x20 || v >= 0x7f || strings.IndexByte(`<>&'="`, byte(v)) >= 0) {
 					rep, n = rune(v), 6
 				}
 			}

@@ -23,12 +23,7 @@ func referenceMayBeOOM(text string) bool {
 // withoutPrefilter is Parse minus its prefilter: what the recognisers alone
 // would accept.
 func withoutPrefilter(text string) bool {
-	if len(text) <= maxUnwrap && strings.IndexByte(text, '\n') >= 0 {
-		if _, ok := recognise(unwrap(text)); ok {
-			return true
-		}
-	}
-	_, ok := recognise(text)
+	_, ok := parseText(text)
 	return ok
 }
 

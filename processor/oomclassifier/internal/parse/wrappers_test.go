@@ -75,11 +75,14 @@ func TestCitedLookalikesInWrappers(t *testing.T) {
 
 func TestJSONUnescape(t *testing.T) {
 	for in, want := range map[string]string{
-		`a\nb`:           "a\nb",
-		`\"x\" \\ \/`:    `"x" \ /`,
-		`\u003c= \u0026`: "<= &",
-		`C:\x \u12`:      `C:\x \u12`, // not escapes: kept
-		`end\`:           `end\`,
+		`a\nb`:            "a\nb",
+		`\"x\" \\ \/`:     `"x" \ /`,
+		`\u003c= \u0026`:  "<= &",
+		`C:\x \u12`:       `C:\x \u12`,       // not escapes: kept
+		`memor\u0079`:     `memor\u0079`,     // no encoder escapes a letter
+		`Dst\u0020tensor`: `Dst\u0020tensor`, // nor a space
+		`a\u00e9\u0001`:   "a\u00e9\u0001",
+		`end\`:            `end\`,
 	} {
 		got, _ := jsonUnescape(in)
 		if got != want {
