@@ -93,10 +93,12 @@ func isNegative(text string) bool {
 // parseVocabulary recognises an allocation-failure phrase in a GPU context
 // that no template above claimed, and reads what numbers it can.
 func parseVocabulary(text string) (Result, bool) {
-	if isNegative(text) {
+	// The phrases first: most texts that reach this last recogniser hold
+	// none, and the negative contexts are the longer list.
+	if !(containsAny(text, allocPhrases[:]...) && containsAny(text, gpuWords[:]...)) && !cuResultOOM(text) && !lowerCaseOOM(text) {
 		return absent, false
 	}
-	if !(containsAny(text, allocPhrases[:]...) && containsAny(text, gpuWords[:]...)) && !cuResultOOM(text) && !lowerCaseOOM(text) {
+	if isNegative(text) {
 		return absent, false
 	}
 	r := newResult(frameworkFromContext(text))
