@@ -38,8 +38,15 @@ import "strings"
 //     device malloc failures throw thrust::system::detail::bad_alloc, whose
 //     what() is "std::bad_alloc: " + cudaGetErrorString ("out of memory").
 //   - mallocMC (the device-side heap of PIConGPU/alpaka): "mallocMC out of memory".
-//   - ND4J (deeplearning4j CUDA backend): "Can't allocate [DEVICE] allocation
-//     buffer memory!", "Out of [DEVICE] memory".
+//   - ND4J (deeplearning4j CUDA backend, CudaZeroHandler): "Can't allocate
+//     [DEVICE] allocation buffer memory!", "Out of [DEVICE] memory, host memory
+//     will be used instead: deviceId: [<d>], requested bytes: [<n>]": the
+//     device ordinal and the failed request in bytes.
+//   - The TPU runtime under JAX (libtpu, whose source is not public; wording
+//     from the cited JAX issues): "Error allocating device buffer: Attempting
+//     to allocate <h>. That was not possible. There are <h> free.": the
+//     request and the HBM free, in XLA's K/M/G short form, read as powers of
+//     1024 like every other XLA size.
 //   - Theano's CUDA backend (theano/sandbox/cuda/cuda_ndarray.cu device_malloc):
 //     "Error allocating %llu bytes of device memory (%s). Driver report %llu
 //     bytes free and %llu bytes total": the request, then cudaMemGetInfo's
