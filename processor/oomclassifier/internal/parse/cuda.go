@@ -11,6 +11,9 @@ var statusCodes = [...]struct{ code, framework string }{
 	{"CUDNN_STATUS_ALLOC_FAILED", FrameworkCuDNN},
 	{"CUSOLVER_STATUS_ALLOC_FAILED", FrameworkCUDA},
 	{"CUSPARSE_STATUS_ALLOC_FAILED", FrameworkCUDA},
+	// cusparse.h: "The resources for the computation, such as GPU global or
+	// shared memory, are not sufficient to complete the operation."
+	{"CUSPARSE_STATUS_INSUFFICIENT_RESOURCES", FrameworkCUDA},
 	{"CUFFT_ALLOC_FAILED", FrameworkCUDA},
 	{"HIPBLAS_STATUS_ALLOC_FAILED", FrameworkROCm},
 	{"miopenStatusAllocFailed", FrameworkROCm},
@@ -18,7 +21,10 @@ var statusCodes = [...]struct{ code, framework string }{
 
 // parseLibraryStatus recognises cuBLAS/cuDNN (and sibling) allocation status codes.
 func parseLibraryStatus(text string) (Result, bool) {
-	if !strings.Contains(text, "ALLOC_FAILED") && !strings.Contains(text, "AllocFailed") {
+	if cusparseInsufficient(text) {
+		return newResult(FrameworkCUDA), true
+	}
+	if !strings.Contains(text, "ALLOC_FAILED") && !strings.Contains(text, "AllocFailed") && !strings.Contains(text, "INSUFFICIENT_RESOURCES") {
 		return absent, false
 	}
 	for _, s := range statusCodes {
@@ -53,7 +59,9 @@ func parseNCCL(text string) (Result, bool) {
 			if strings.Contains(w, "'out of memory'") {
 				r := newResult(FrameworkNCCL)
 				r.DeviceIndex = ncclDevice(text)
-				// alloc.h's ncclCudaCalloc follows with "Failed to CUDA calloc[ async] <n> bytes".
+				// alloc.h's ncclCudaCalloc follows with "Failed to CUDA
+				// calloc[ async] <n> bytes", n = nelem*sizeof(T), the
+				// request; the device is the "[cudaDev]" of NCCL's prefix.
 				for _, l := range [...]string{"CUDA calloc async ", "CUDA calloc "} {
 					if v, ok := sizeAfter(text, l); ok {
 						r.RequestedBytes = v
@@ -100,9 +108,18 @@ func parseCUDAGeneric(text string) (Result, bool) {
 			r := newResult(c.framework)
 			// XLA's StreamExecutor init: "… for CUDA device ordinal 0: … cuDevicePrimaryCtxRetain:
 			// CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: <n>".
+			// stream_executor cuda_driver.cc CreateContext: on
+			// CUDA_ERROR_OUT_OF_MEMORY it appends "; total memory reported: "
+			// GetDeviceTotalMemory (cuDeviceTotalMem, bytes) as a uint64. A
+			// wrapped value above int64 (18446744073709551615) does not parse
+			// and stays absent; the device is then read from "for CUDA device
+			// ordinal <d>" (direct_session.cc's "failed initializing
+			// StreamExecutor for CUDA device ordinal %d").
 			if v, ok := sizeAfter(text, "total memory reported: "); ok {
 				r.TotalBytes = v
 				r.DeviceIndex = deviceFromText(text)
+			} else if d, ok := sizeAfterInt(text, "for CUDA device ordinal "); ok {
+				r.DeviceIndex = d
 			}
 			return r, true
 		}
@@ -120,4 +137,44 @@ func sizeAfterInt(text, label string) (int, bool) {
 		return d, true
 	}
 	return 0, false
+}
+
+// cusparseInsufficient reports cusparseGetErrorString's text for
+// CUSPARSE_STATUS_INSUFFICIENT_RESOURCES, "insufficient resources", as
+// PyTorch's TORCH_CUDASPARSE_CHECK raises it (aten/src/ATen/cuda/Exceptions.h:
+// "CUDA error: " cusparseGetErrorString(status) " when calling `" expr "`"),
+// with the cusparse call named within the line.
+func cusparseInsufficient(text string) bool {
+	const s = "insufficient resources when calling "
+	i := strings.Index(text, s)
+	if i < 0 {
+		return false
+	}
+	w := window(text, i+len(s))
+	if len(w) > 16 {
+		w = w[:16]
+	}
+	return strings.Contains(w, "cusparse")
+}
+
+// checkStatusCodes are glog CHECK_EQ failures on a library call whose
+// returned status, printed as a number, is that library's allocation
+// failure: "Check failed: (call) == <SUCCESS> (<status> vs. 0)". Only the
+// number is printed, so the code's value in the library's header decides.
+var checkStatusCodes = [...]struct{ success, framework string }{
+	// cufft.h: CUFFT_SUCCESS = 0x0, CUFFT_INVALID_PLAN = 0x1, CUFFT_ALLOC_FAILED = 0x2.
+	{"== CUFFT_SUCCESS (2 vs. 0)", FrameworkCUDA},
+}
+
+// parseCheckStatus recognises checkStatusCodes.
+func parseCheckStatus(text string) (Result, bool) {
+	if !strings.Contains(text, " vs. 0)") {
+		return absent, false
+	}
+	for _, c := range checkStatusCodes {
+		if strings.Contains(text, c.success) {
+			return newResult(c.framework), true
+		}
+	}
+	return absent, false
 }

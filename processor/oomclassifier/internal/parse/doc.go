@@ -49,22 +49,33 @@
 // CUDA runtime/driver out-of-memory codes; CUBLAS_STATUS_ALLOC_FAILED,
 // CUDNN_STATUS_ALLOC_FAILED; NCCL "Cuda failure 'out of memory'"; CuPy
 // OutOfMemoryError; llama.cpp/ggml device buffer failures; vLLM "No available
-// memory for the cache blocks" and its startup free-memory check; TGI "Not
-// enough memory to handle … tokens".
+// memory for the cache blocks", its startup free-memory check and its
+// "max seq len … larger than the maximum number of tokens that can be stored
+// in KV cache" (the KV cache that fits in the GPU's free memory is too small
+// for the context: a capacity failure, kvcache.go); vllm.rs "Insufficient
+// GPU memory for KVCache allocation"; TGI "Not enough memory to handle …
+// tokens"; cuSPARSE "insufficient resources"; a CHECK on cuFFT returning
+// CUFFT_ALLOC_FAILED (2); Thrust's and mallocMC's device failures; Theano's
+// "Error allocating … bytes of device memory"; TensorFlow's "Dst tensor is
+// not initialized" (the copy's destination tensor on the device got no
+// buffer: gpu_util.cc PrepareCopy).
 //
 // Also recognised: accelerator (TPU HBM/vmem) exhaustion reported by XLA, and
 // the words of vocabulary.go in any wrapper.
 //
 // Line-wrapped text (a terminal or a paste that broke the message) is read
-// with each line break and its indentation taken as one space.
+// with each line break and its indentation taken as one space. A message
+// JSON-escaped inside a JSON log line ("\n", "\"", "\u003c") is read with
+// its escapes undone. Any prefix or suffix a shipper adds (CRI, rank and
+// worker tags, ANSI colours) is ignored: TestCitedOOMsInWrappers checks that
+// every cited OOM reads the same inside such wrappers and as a JSON line.
 //
 // Not recognised, by decision: CUDNN_STATUS_NOT_ENOUGH_WORKSPACE (the
 // caller's workspace is too small for the chosen algorithm; nothing failed to
 // allocate); CUBLAS_STATUS_NOT_INITIALIZED (often OOM underneath, but the text
 // does not say so); TF OOMs on a CPU device
 // or a host allocator (cpu, *_host_bfc); pinned host memory failures
-// (ggml_cuda_host_malloc, "CUDA_Host" buffers); vLLM "larger than the maximum number of tokens that can be stored in
-// KV cache" (a configuration check, memory was allocated); Ollama "model
+// (ggml_cuda_host_malloc, "CUDA_Host" buffers); Ollama "model
 // requires more system memory" (host memory); kernel OOM killer, CPU
 // allocator, Java heap, illegal memory access, launch failures, asserts.
 package parse

@@ -18,6 +18,9 @@ func FuzzParse(f *testing.F) {
 	for _, c := range loadCorpus(f) {
 		f.Add(c.Text)
 	}
+	for _, c := range loadCited(f) { // the cited public messages and look-alikes
+		f.Add(c.Text)
+	}
 	f.Add("")
 	f.Add("\xff\xfe CUDA out of memory. Tried to allocate \xc3\x28 GiB (GPU \xff; ")
 	f.Add("Out of memory allocating 9,999,999,999,999,999,999,999 bytes (allocated so far: ,,, bytes).")

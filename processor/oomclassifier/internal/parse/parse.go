@@ -22,11 +22,16 @@ var recognisers = []recogniser{
 	parseCuPyLegacy,
 	parseGGML,
 	parseVLLM,
+	parseKVCache,
 	parseTGI,
 	parseStreamExecutor,
 	parsePyTorchBare,
-	parseLibraryStatus,
+	// NCCL before the library codes: a paste holding NCCL's "Cuda failure
+	// 'out of memory'" with its calloc size and a later cuBLAS handle failure
+	// is read from the NCCL lines, which state the size and device.
 	parseNCCL,
+	parseLibraryStatus,
+	parseCheckStatus,
 	parseCUDAGeneric,
 	parseVocabulary,
 }
@@ -38,50 +43,40 @@ func Parse(text string) (Result, bool) {
 	if !mayBeOOM(text) {
 		return absent, false
 	}
+	return parseText(text)
+}
+
+// parseText is Parse after the prefilter.
+func parseText(text string) (Result, bool) {
 	// A terminal or a paste may break a message anywhere, even inside a
 	// label ("memory in \nuse", "Out \nof memory"): read the text with its
 	// line breaks taken as spaces first, then as written.
-	if len(text) <= maxUnwrap && strings.IndexByte(text, '\n') >= 0 {
+	//
+	// A shipper that delivers a JSON log line as it was written leaves the
+	// message JSON-escaped inside it ("\n" for its line breaks, "\u003c"
+	// for '<'). A one-line text with an escaped line break or quote is read
+	// unescaped first (its numbers may sit across the escaped breaks); any
+	// other text with a backslash is read unescaped last.
+	escaped := len(text) <= maxUnwrap && strings.IndexByte(text, '\\') >= 0
+	oneLine := strings.IndexByte(text, '\n') < 0
+	if escaped && oneLine && (strings.Contains(text, `\n`) || strings.Contains(text, `\"`)) {
+		if r, ok := recogniseUnescaped(text); ok {
+			return r, true
+		}
+		escaped = false // tried
+	}
+	if len(text) <= maxUnwrap && !oneLine {
 		if r, ok := recognise(unwrap(text)); ok {
 			return r, true
 		}
 	}
-	return recognise(text)
-}
-
-// maxUnwrap bounds the text Parse copies to unwrap: messages are a few KiB.
-const maxUnwrap = 64 << 10
-
-// unwrap replaces each line break, with the spaces and tabs around it, by one
-// space; a blank line (two breaks) stays a break, as it ends a paragraph.
-func unwrap(text string) string {
-	var b strings.Builder
-	b.Grow(len(text))
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c != '\n' && c != '\r' && c != ' ' && c != '\t' {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		j, breaks := i, 0
-		for j < len(text) && (text[j] == '\n' || text[j] == '\r' || text[j] == ' ' || text[j] == '\t') {
-			if text[j] == '\n' {
-				breaks++
-			}
-			j++
-		}
-		switch {
-		case breaks == 0:
-			b.WriteString(text[i:j])
-		case breaks == 1:
-			b.WriteByte(' ')
-		default:
-			b.WriteString("\n\n")
-		}
-		i = j
+	if r, ok := recognise(text); ok {
+		return r, true
 	}
-	return b.String()
+	if escaped {
+		return recogniseUnescaped(text)
+	}
+	return absent, false
 }
 
 // recognise runs the recognisers in order on text.
@@ -184,17 +179,19 @@ func indexFrom(s, sub string, from int) int {
 // containsFold reports whether s contains sub, ASCII case-insensitively,
 // without allocating. sub must be lower case. It walks byte by byte, so it is
 // for short strings (allocator and device names), not for whole bodies.
+// Only letters are folded: '_' (0x5f) folded like a letter would be 0x7f and
+// never match itself.
 func containsFold(s, sub string) bool {
 	n := len(sub)
 	if n == 0 {
 		return true
 	}
 	for i := 0; i+n <= len(s); i++ {
-		if s[i]|0x20 != sub[0] {
+		if lowerASCII(s[i]) != sub[0] {
 			continue
 		}
 		j := 1
-		for j < n && s[i+j]|0x20 == sub[j] {
+		for j < n && lowerASCII(s[i+j]) == sub[j] {
 			j++
 		}
 		if j == n {
@@ -211,4 +208,12 @@ func deviceAfter(s string, i int) int {
 		return -1
 	}
 	return int(v)
+}
+
+// lowerASCII lower-cases an ASCII letter and leaves every other byte as is.
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c | 0x20
+	}
+	return c
 }

@@ -211,3 +211,21 @@ func TestStackDetection(t *testing.T) {
 		}
 	}
 }
+
+// containsFold must fold letters only: '_' folded like a letter (0x7f) never
+// matched itself, so "_status_alloc_failed" was never found.
+func TestContainsFoldNonLetters(t *testing.T) {
+	for _, c := range []struct {
+		s, sub string
+		want   bool
+	}{
+		{"cudnn error CUDNN_STATUS_ALLOC_FAILED", "_status_alloc_failed", true},
+		{"a_b", "a_b", true},
+		{"a\x7fb", "a_b", false},
+		{"GPU_0_BFC", "gpu_0", true},
+	} {
+		if got := containsFold(c.s, c.sub); got != c.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", c.s, c.sub, got, c.want)
+		}
+	}
+}

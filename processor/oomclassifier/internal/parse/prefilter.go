@@ -3,6 +3,7 @@ package parse
 import (
 	"encoding/binary"
 	"math/bits"
+	"strings"
 	"unsafe"
 )
 
@@ -16,13 +17,26 @@ import (
 //	          cudaMalloc failed, allocate CUDA0 buffer, ran out of memory trying to allocate
 //	"capac"   has a total capacity of / the 2.1 misspelling "capacty"
 //
-// Each of those words holds a "key" that is rare in ordinary text: the 'y' of
-// "memory" and "capacity", the "ll" of "alloc" (case folded). The scan reads
-// the text eight bytes at a time and flags, in one word operation per key, the
-// bytes that are a folded 'y' or the second of two folded 'l's (SWAR, "SIMD
-// within a register"); only at a flagged byte does it compare the whole word.
-// A line without a flag costs about one pass of a few integer operations per
-// eight bytes.
+// or one of three that name no memory at all:
+//
+//	"cufft"   a CHECK on a cuFFT call returning CUFFT_ALLOC_FAILED ("== CUFFT_SUCCESS (2 vs. 0)")
+//	"insuff"  cuSPARSE's "insufficient resources", "insufficient memory"
+//	"Dst tensor is not initialized"   TensorFlow's failed device copy destination
+//
+// The first five words each hold a "key" that is rare in ordinary text: the
+// 'y' of "memory" and "capacity", the "ll" of "alloc", the "ff" of "cufft"
+// and "insufficient" (case folded). The scan reads the text eight bytes at a
+// time and flags, in a few word operations per key, the bytes that are a
+// folded 'y' or the second of two folded 'l's or 'f's (SWAR, "SIMD within a
+// register"); only at a flagged byte does it compare the whole word. A line
+// without a flag costs about one pass of a few integer operations per eight
+// bytes.
+//
+// TensorFlow's sentence has no such key: its only rare letter, the 'z', is
+// in every ISO timestamp's "Z". It is looked for last, as written (TF prints
+// it in that case), from each capital 'D' that the vectorised
+// strings.IndexByte finds: a few nanoseconds on a line, where a per-byte 'z'
+// key cost more on every timestamped line.
 
 const (
 	hi   = 0x8080808080808080
@@ -42,45 +56,81 @@ func zeroBytes(x uint64) uint64 {
 // of the key words above. It never allocates and never writes: the string's
 // bytes are viewed as a slice only to load eight at a time.
 func mayBeOOM(text string) bool {
-	const ys, ls = 'y' * ones, 'l' * ones
 	b := unsafe.Slice(unsafe.StringData(text), len(text))
-	var prevL uint64 // bit 63 set when the previous word ended in a folded 'l'
+	var prev uint64 // the previous folded word; its top byte precedes this word's first
 	i := 0
 	for ; len(b) >= 32; b, i = b[32:], i+32 {
 		x0 := binary.LittleEndian.Uint64(b[0:8]) | fold
 		x1 := binary.LittleEndian.Uint64(b[8:16]) | fold
 		x2 := binary.LittleEndian.Uint64(b[16:24]) | fold
 		x3 := binary.LittleEndian.Uint64(b[24:32]) | fold
-		l0, l1, l2, l3 := zeroBytes(x0^ls), zeroBytes(x1^ls), zeroBytes(x2^ls), zeroBytes(x3^ls)
-		m0 := zeroBytes(x0^ys) | l0&(l0<<8|prevL>>56)
-		m1 := zeroBytes(x1^ys) | l1&(l1<<8|l0>>56)
-		m2 := zeroBytes(x2^ys) | l2&(l2<<8|l1>>56)
-		m3 := zeroBytes(x3^ys) | l3&(l3<<8|l2>>56)
-		prevL = l3
-		if m0|m1|m2|m3 == 0 {
+		p := prev
+		prev = x3
+		// One test for the 32 bytes keeps few values live; the rare
+		// block with a flag recomputes each word's flags.
+		if (keyBits(x0, p)|keyBits(x1, x0)|keyBits(x2, x1)|keyBits(x3, x2))&hi == 0 {
 			continue
 		}
-		if keyWordIn(text, i, m0) || keyWordIn(text, i+8, m1) || keyWordIn(text, i+16, m2) || keyWordIn(text, i+24, m3) {
+		if m := keyBits(x0, p) & hi; m != 0 && keyWordIn(text, i, m) {
+			return true
+		}
+		if m := keyBits(x1, x0) & hi; m != 0 && keyWordIn(text, i+8, m) {
+			return true
+		}
+		if m := keyBits(x2, x1) & hi; m != 0 && keyWordIn(text, i+16, m) {
+			return true
+		}
+		if m := keyBits(x3, x2) & hi; m != 0 && keyWordIn(text, i+24, m) {
 			return true
 		}
 	}
 	for ; len(b) >= 8; b, i = b[8:], i+8 {
 		x := binary.LittleEndian.Uint64(b) | fold
-		l := zeroBytes(x ^ ls)
-		m := zeroBytes(x^ys) | l&(l<<8|prevL>>56)
-		prevL = l
+		m := keyBits(x, prev) & hi
+		prev = x
 		if m != 0 && keyWordIn(text, i, m) {
 			return true
 		}
 	}
 	for ; i < len(text); i++ {
-		if c := text[i] | 0x20; c == 'y' || (c == 'l' && i > 0 && text[i-1]|0x20 == 'l') {
+		c := text[i] | 0x20
+		if c == 'y' || ((c == 'l' || c == 'f') && i > 0 && text[i-1]|0x20 == c) {
 			if keyWordAt(text, i) {
 				return true
 			}
 		}
 	}
-	return false
+	// A line holds few capital Ds; a body full of them goes to one
+	// vectorised substring search instead of a call per 'D'.
+	from := 0
+	for n := 0; n < 8; n, from = n+1, from+1 {
+		j := strings.IndexByte(text[from:], 'D')
+		if j < 0 {
+			return false
+		}
+		if from += j; strings.HasPrefix(text[from:], dstUninitialized) {
+			return true
+		}
+	}
+	return strings.Contains(text[from:], dstUninitialized)
+}
+
+// dstUninitialized is tensorflow/core/common_runtime/gpu/gpu_util.cc
+// PrepareCopy's status when the copy's destination tensor got no buffer.
+const dstUninitialized = "Dst tensor is not initialized"
+
+// keyBits flags the key bytes of the folded word x (prev: the folded word
+// before it, whose top byte precedes x's first) in the high bit of each
+// byte, once masked with hi: each 'y', and each 'l' or 'f' that equals the
+// byte before it. It is zeroBytes of three words OR-ed, with the final "&
+// hi" left to the caller so that a block of words pays it once. A doubled
+// letter is a zero byte of (x ^ key) | (x ^ x-shifted-by-one-byte): both
+// must be zero, so one test covers "is the key" and "equals the byte before".
+func keyBits(x, prev uint64) uint64 {
+	const ys, ls, fs = 'y' * ones, 'l' * ones, 'f' * ones
+	same := x ^ (x<<8 | prev>>56)
+	y, l, f := x^ys, x^ls|same, x^fs|same
+	return (y-ones)&^y | (l-ones)&^l | (f-ones)&^f
 }
 
 // keyWordIn checks each flagged byte of the word at text[i:i+8].
@@ -94,13 +144,27 @@ func keyWordIn(text string, i int, m uint64) bool {
 }
 
 // keyWordAt reports whether the key byte at i belongs to "memory", "capacity",
-// "capacty" (a 'y' at i) or "alloc" (the second 'l' at i), case-insensitively.
+// "capacty" (a 'y' at i), "alloc" (the second 'l' at i), "cufft" or "insuff"
+// (the second 'f' at i), case-insensitively.
 func keyWordAt(s string, i int) bool {
 	switch s[i] | 0x20 {
 	case 'y':
-		return foldedSuffix(s[:i+1], "memory") || foldedSuffix(s[:i+1], "capacity") || foldedSuffix(s[:i+1], "capacty")
+		// "memory" ends in "ry", "capacity" and "capacty" in "ty": one
+		// byte turns down most English words with a 'y'.
+		if i < 5 {
+			return false
+		}
+		switch s[i-1] | 0x20 {
+		case 'r':
+			return foldedSuffix(s[:i+1], "memory")
+		case 't':
+			return foldedSuffix(s[:i+1], "capacity") || foldedSuffix(s[:i+1], "capacty")
+		}
+		return false
 	case 'l':
 		return i >= 2 && s[i-2]|0x20 == 'a' && i+2 < len(s) && s[i+1]|0x20 == 'o' && s[i+2]|0x20 == 'c'
+	case 'f':
+		return (foldedSuffix(s[:i+1], "cuff") && i+1 < len(s) && s[i+1]|0x20 == 't') || foldedSuffix(s[:i+1], "insuff")
 	}
 	return false
 }

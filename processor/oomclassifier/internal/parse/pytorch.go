@@ -102,6 +102,15 @@ func isHIP(text string, start int, w string) bool {
 }
 
 // parsePyTorchLegacy reads "<d>; <T> total capacity; …)" (the text after "(GPU").
+//
+// c10/cuda/CUDACachingAllocator.cpp, 1.4 to 2.0 (the OOM branch of malloc):
+// "(GPU " device "; " format_size(device_total) " total capacity; "
+// format_size(stats.allocated_bytes[AGGREGATE].current) " already allocated; "
+// format_size(device_free) " free; " allowed_info
+// format_size(stats.reserved_bytes[AGGREGATE].current) " reserved in total by
+// PyTorch)". device_free and device_total are cudaMemGetInfo's; allowed_info
+// is "<L> allowed; " when set_per_process_memory_fraction set a limit.
+// torch_npu's copy adds "<a> current active; " (stats.active_bytes), not read.
 func parsePyTorchLegacy(s string, r *Result) {
 	r.DeviceIndex = deviceAfter(s, 0)
 	if end := strings.IndexByte(s, ')'); end >= 0 {
@@ -169,8 +178,16 @@ func parsePyTorch2(s string, r *Result) {
 			r.AllocatedBytes = v
 		}
 	}
-	// Reserved = allocated (incl. private pools) + reserved-but-unallocated:
-	// the source prints reserved − allocated − private as the second number.
+	// c10/cuda/CUDACachingAllocator.cpp, every 2.x release with this template
+	// (checked in four stored versions of the file, up to the
+	// docs.pytorch.org-URL releases): "Of the allocated memory "
+	// format_size(allocated_bytes + allocated_in_private_pools) " is allocated
+	// by PyTorch, " ["with " format_size(allocated_in_private_pools) "
+	// allocated in private pools (e.g., CUDA Graphs), "] "and "
+	// format_size(reserved_bytes - allocated_bytes -
+	// allocated_in_private_pools) " is reserved by PyTorch but unallocated."
+	// The first figure already includes the private pools, so reserved =
+	// first + second; the private figure is a part of the first, not added.
 	if u := sizeLabel(s, " is reserved by PyTorch but unallocated"); u >= 0 && r.AllocatedBytes >= 0 && r.AllocatedBytes <= 1<<62 && u <= 1<<62 {
 		r.ReservedBytes = r.AllocatedBytes + u
 	}

@@ -24,6 +24,7 @@ const (
 	FrameworkJulia       = "julia"
 	FrameworkSGLang      = "sglang"
 	FrameworkJava        = "java"
+	FrameworkVLLMRs      = "vllm_rs" // vllm.rs, the Rust (candle) engine: its own templates
 )
 
 // Result is what one OOM message states. Every number is -1 when the message

@@ -22,6 +22,15 @@ func gpuBufferName(name string) (int, bool) {
 //	llama_model_load: error loading model: … unable to allocate CUDA<d> buffer
 //	CUDA error: out of memory \n current device: <d>, in function ggml_cuda_…
 //
+// Meanings, from the format strings: ggml/src/ggml-cuda/ggml-cuda.cu
+// ggml_backend_cuda_buffer_type_alloc_buffer prints "%s: allocating %.2f MiB
+// on device %d: cudaMalloc failed: %s" with size / 1024.0 / 1024.0 (the
+// requested buffer, MiB = 1024²) and the buffer type's device ordinal;
+// ggml-alloc.c ggml_gallocr_reserve_n prints "%s: failed to allocate %s
+// buffer of size %zu" with the buffer type's name (CUDA<d>: device d) and the
+// exact bytes requested; ggml_cuda_error prints "current device: %d", the
+// device current when the call failed.
+//
 // Pinned host failures (ggml_cuda_host_malloc's "failed to allocate … MB of
 // pinned memory", "CUDA_Host" buffers) are host memory and not recognised.
 func parseGGML(text string) (Result, bool) {
@@ -36,6 +45,14 @@ func parseGGML(text string) (Result, bool) {
 				if strings.HasPrefix(s[p:], " on device ") {
 					r.DeviceIndex = deviceAfter(s, p+len(" on device "))
 				}
+			}
+		}
+		// A relay (Ollama's "llama runner process has terminated: cudaMalloc
+		// failed: out of memory") may keep only the line that follows, the
+		// graph allocator's, which states the buffer and its device.
+		if r.RequestedBytes < 0 {
+			if b, ok := ggmlBuffer(text, "failed to allocate ", " buffer of size "); ok {
+				r.RequestedBytes, r.DeviceIndex = b.RequestedBytes, b.DeviceIndex
 			}
 		}
 		return r, true
@@ -69,7 +86,9 @@ func ggmlBuffer(text, verb, suffix string) (Result, bool) {
 		}
 		from = i + len(verb)
 		w := window(text, from)
-		end := strings.Index(w, suffix)
+		// The name is at most 32 bytes: search no further, or a body of
+		// repeated verbs costs a window per occurrence.
+		end := strings.Index(w[:min(len(w), 32+len(suffix))], suffix)
 		if end <= 0 || end > 32 {
 			continue
 		}
@@ -94,7 +113,10 @@ func ggmlBuffer(text, verb, suffix string) (Result, bool) {
 //	Free memory on device[ cuda:<d>] (<F>/<T> GiB) on startup is less than desired GPU memory utilization (<u>, <L> GiB). …
 //
 // The second is the startup check that the requested share of the device is
-// free; <L> is that share, reported as LimitBytes.
+// free (vllm/v1/worker/gpu_worker.py init_device, 0.8+): F and T are
+// torch.cuda.mem_get_info()'s free and total at start, divided by GiB_bytes
+// = 1024³ (the unit is printed once, after T); u is gpu_memory_utilization
+// and L = requested_memory = T × u in GiB, reported as LimitBytes.
 func parseVLLM(text string) (Result, bool) {
 	if strings.Contains(text, "No available memory for the cache blocks") {
 		r := newResult(FrameworkVLLM)
@@ -142,9 +164,12 @@ func parseVLLM(text string) (Result, bool) {
 }
 
 // parseTGI reads text-generation-inference's warmup failure, raised when the
-// CUDA OOM during warmup is caught:
+// CUDA OOM during warmup is caught
+// (server/text_generation_server/models/flash_causal_lm.py warmup):
 //
 //	Not enough memory to handle <n> prefill tokens. You need to decrease `--max-batch-prefill-tokens`
+//
+// <n> is a token count (len(batch.input_ids)), not bytes: nothing is read.
 func parseTGI(text string) (Result, bool) {
 	const anchor = "Not enough memory to handle "
 	i := strings.Index(text, anchor)

@@ -45,7 +45,7 @@ func parseTFBFC(text string) (Result, bool) {
 	const anchor = ") ran out of memory trying to allocate "
 	i := strings.Index(text, anchor)
 	if i < 0 {
-		return absent, false
+		return parseTFBFCUnnamed(text)
 	}
 	lo := max(0, i-128)
 	a := strings.LastIndex(text[lo:i], "Allocator (")
@@ -57,7 +57,7 @@ func parseTFBFC(text string) (Result, bool) {
 		return absent, false
 	}
 	w := window(text, i+len(anchor))
-	v, _, ok := sizeAt(w, 0)
+	v, _, ok := sizeAt(w, emphasis(w, 0))
 	if !ok {
 		return absent, false
 	}
@@ -78,6 +78,45 @@ func parseTFBFC(text string) (Result, bool) {
 		r.ReservedBytes = labelInt(window(rest, t), "total_region_allocated_bytes_:")
 	}
 	return r, true
+}
+
+// parseTFBFCUnnamed reads the BFC allocator's failure line of TF 1.x
+// (tensorflow/core/common_runtime/bfc_allocator.cc, e.g. r1.3 AllocateRawInternal):
+//
+//	Ran out of memory trying to allocate <HumanReadableNumBytes(num_bytes)>.  See logs for memory state.
+//
+// It names no allocator, so no device; the size is the request. TF 1.x
+// ran one BFC allocator per GPU and one for pinned host memory
+// (cuda_host_bfc), so the line alone cannot rule out host memory: it is taken
+// as a device failure unless the text around it says "host". The pinned
+// pool is rarely what runs out; the cited entry (tensorflow-bfc-0013) comes
+// with the GPU tensor OOM it caused.
+func parseTFBFCUnnamed(text string) (Result, bool) {
+	const anchor = "Ran out of memory trying to allocate "
+	i := strings.Index(text, anchor)
+	if i < 0 {
+		return absent, false
+	}
+	if lo, hi := max(0, i-256), min(len(text), i+len(anchor)+64); containsFold(text[lo:hi], "host") {
+		return absent, false
+	}
+	w := window(text, i+len(anchor))
+	v, _, ok := sizeAt(w, emphasis(w, 0))
+	if !ok {
+		return absent, false
+	}
+	r := newResult(tfOrJAX(text))
+	r.RequestedBytes = v
+	return r, true
+}
+
+// emphasis skips Markdown emphasis ("**", "__", "`") a paste put around a
+// value at s[i:]; the value is read after it.
+func emphasis(s string, i int) int {
+	for i < len(s) && (s[i] == '*' || s[i] == '_' || s[i] == '`') {
+		i++
+	}
+	return i
 }
 
 // labelInt reads "<label><spaces><digits>" in s; -1 when absent.
@@ -156,8 +195,14 @@ func tfNodeDevice(text string) int {
 		return -1
 	}
 	attr := window(text, i)
-	if q := strings.IndexAny(attr[len("_device=")+1:], "\"]"); q >= 0 {
-		attr = attr[:len("_device=")+1+q]
+	// The value starts after '=' and its opening quote; a text that ends at
+	// the '=' (fuzzing found one) has no value.
+	const start = len("_device=") + 1
+	if len(attr) < start {
+		return -1
+	}
+	if q := strings.IndexAny(attr[start:], "\"]"); q >= 0 {
+		attr = attr[:start+q]
 	}
 	for _, p := range [...]string{"device:GPU:", "/gpu:"} {
 		if j := strings.Index(attr, p); j >= 0 {
@@ -196,18 +241,27 @@ func tensorElements(line string) (int64, bool) {
 	return n, true
 }
 
-// firstField returns s up to the first space, ',' or ']'.
+// firstField returns the name at the start of s: a device path, allocator or
+// dtype name (letters, digits and "_:/.-"), up to any other byte (a space, a
+// bracket, an ANSI colour code a logger put after it); a sentence's full
+// stop after it is not part of it.
 func firstField(s string) string {
-	if j := strings.IndexAny(s, " ,]\t"); j >= 0 {
-		return s[:j]
+	for j := 0; j < len(s); j++ {
+		if c := s[j]; !isDigit(c) && !isLetter(c) && c != '_' && c != ':' && c != '/' && c != '.' && c != '-' {
+			s = s[:j]
+			break
+		}
 	}
-	return s
+	return strings.TrimRight(s, ".")
 }
 
 // parseStreamExecutor reads the stream executor's device allocation failure
 // (cuda_driver.cc / gpu_driver.cc), exact bytes in parentheses:
 //
 //	failed to allocate <h> (<n> bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory
+//
+// <h> is HumanReadableNumBytes(bytes) and <n> the same request exact (the
+// argument of GpuDriver::DeviceAllocate); <n> is used.
 func parseStreamExecutor(text string) (Result, bool) {
 	if !containsAny(text, "OUT_OF_MEMORY", "OutOfMemory", "f memory") {
 		return absent, false

@@ -33,6 +33,26 @@ import "strings"
 //   - torch_memory_saver (SGLang): "CUresult error  result=2": CUresult 2 is
 //     CUDA_ERROR_OUT_OF_MEMORY in cuda.h.
 //   - SGLang model_runner: "Not enough memory. Please try to increase --mem-fraction-static."
+//   - Thrust (thrust/system/cuda/detail/*.h): cuda_cub::throw_on_error(status,
+//     "parallel_for failed") throws system_error "parallel_for failed: <cudaGetErrorString>";
+//     device malloc failures throw thrust::system::detail::bad_alloc, whose
+//     what() is "std::bad_alloc: " + cudaGetErrorString ("out of memory").
+//   - mallocMC (the device-side heap of PIConGPU/alpaka): "mallocMC out of memory".
+//   - ND4J (deeplearning4j CUDA backend, CudaZeroHandler): "Can't allocate
+//     [DEVICE] allocation buffer memory!", "Out of [DEVICE] memory, host memory
+//     will be used instead: deviceId: [<d>], requested bytes: [<n>]": the
+//     device ordinal and the failed request in bytes.
+//   - The TPU runtime under JAX (libtpu, whose source is not public; wording
+//     from the cited JAX issues): "Error allocating device buffer: Attempting
+//     to allocate <h>. That was not possible. There are <h> free.": the
+//     request and the HBM free, in XLA's K/M/G short form, read as powers of
+//     1024 like every other XLA size.
+//   - Theano's CUDA backend (theano/sandbox/cuda/cuda_ndarray.cu device_malloc):
+//     "Error allocating %llu bytes of device memory (%s). Driver report %llu
+//     bytes free and %llu bytes total": the request, then cudaMemGetInfo's
+//     free and total, all plain bytes.
+//   - TensorFlow custom ops' own device allocators, e.g. "GPU memory
+//     allocation failed (might be due to insufficient memory)".
 
 // allocPhrases say that an allocation failed; each also needs a GPU context.
 var allocPhrases = [...]string{
@@ -41,7 +61,8 @@ var allocPhrases = [...]string{
 	"could not be allocated", "allocator error allocating", "enforce allocating <= available failed",
 	"Not enough memory. Please try to increase --mem-fraction-static",
 	"Ran out of memory in memory space", "Error allocating device buffer", "Out of [DEVICE] memory",
-	"Dst tensor is not initialized", "failed to allocate memory",
+	"Dst tensor is not initialized", "failed to allocate memory", "memory allocation failed",
+	"allocate [DEVICE]", "bad_alloc: out of memory",
 }
 
 // lowerPhrases are allocation phrases matched in any letter case (issue
@@ -53,6 +74,7 @@ var gpuWords = [...]string{
 	"CUDA", "cuda", "Cuda", "GPU", "gpu", "Gpu", "HIP", "hip", "NCCL", "nvinfer", "TensorRT", "TRT",
 	"cuMem", "CUresult", "rmm", "RMM", "bfc_arena", "BFCArena", "mem-fraction-static", "device", "DEVICE",
 	"defaultAllocator", "virtualMemoryBuffer", "TPU", "ResourceExhausted", "Dst tensor",
+	"thrust::", "parallel_for failed", "mallocMC",
 }
 
 // lowerGPUWords are gpuWords matched on lower-cased text.
@@ -78,10 +100,12 @@ func isNegative(text string) bool {
 // parseVocabulary recognises an allocation-failure phrase in a GPU context
 // that no template above claimed, and reads what numbers it can.
 func parseVocabulary(text string) (Result, bool) {
-	if isNegative(text) {
+	// The phrases first: most texts that reach this last recogniser hold
+	// none, and the negative contexts are the longer list.
+	if !(containsAny(text, allocPhrases[:]...) && containsAny(text, gpuWords[:]...)) && !cuResultOOM(text) && !lowerCaseOOM(text) {
 		return absent, false
 	}
-	if !(containsAny(text, allocPhrases[:]...) && containsAny(text, gpuWords[:]...)) && !cuResultOOM(text) && !lowerCaseOOM(text) {
+	if isNegative(text) {
 		return absent, false
 	}
 	r := newResult(frameworkFromContext(text))
@@ -153,7 +177,7 @@ func frameworkFromContext(text string) string {
 var requestLabels = [...]string{
 	"out of memory to allocate ", "Cannot allocate ", "requested buffer of size ", "Requested size was ",
 	"Requested amount of memory (", "Requested amount of GPU memory (", "CUDA calloc async ", "CUDA calloc ",
-	"error allocating ", "requested bytes: [", "Attempting to allocate ",
+	"error allocating ", "Error allocating ", "requested bytes: [", "Attempting to allocate ",
 }
 
 // readLabelledSizes reads the sizes that follow known labels, wherever they are.
@@ -172,6 +196,16 @@ func readLabelledSizes(text string, r *Result) {
 	}
 	if v, ok := sizeAfter(text, "total memory reported: "); ok {
 		r.TotalBytes = v
+	}
+	// Theano: "Driver report <free> bytes free and <total> bytes total".
+	const driver = "Driver report "
+	if i := strings.Index(text, driver); i >= 0 {
+		w := window(text, i+len(driver))
+		if f, e, ok := intAt(w, 0); ok && strings.HasPrefix(w[e:], " bytes free and ") {
+			if t, e2, ok := intAt(w, e+len(" bytes free and ")); ok && strings.HasPrefix(w[e2:], " bytes total") {
+				r.FreeBytes, r.TotalBytes = f, t
+			}
+		}
 	}
 	// Paddle 1.x: "enforce allocating <= available failed, <request> > <available>".
 	const enforce = "enforce allocating <= available failed, "
@@ -200,17 +234,24 @@ func sizeAfter(text, label string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	// A plain count ends where the number does: not inside a word ("12ab"),
+	// a decimal ("12.5") or a longer group; any other byte (a space, a
+	// bracket, a sentence's full stop, an ANSI colour reset) ends it.
 	switch {
-	case e == len(w), w[e] == '-' && strings.HasPrefix(w[e:], "-byte"), w[e] == ' ', w[e] == '\\', w[e] == '\n', w[e] == ')', w[e] == ']':
+	case e == len(w), strings.HasPrefix(w[e:], "-byte"):
 		return v, true
+	case isDigit(w[e]) || isLetter(w[e]) || w[e] == '_':
+		return 0, false
+	case (w[e] == '.' || w[e] == ',') && e+1 < len(w) && isDigit(w[e+1]):
+		return 0, false
 	}
-	return 0, false
+	return v, true
 }
 
 // deviceLabels precede a device ordinal as libraries write it.
 var deviceLabels = [...]string{
 	"on GPU ", "device:GPU:", "/gpu:", "/device:GPU:", "GPU=", "device ordinal ", "cuda:", "CUDA:",
-	"on device ", "GPU ", "current device: ", "deviceId: [",
+	"on device ", "GPU ", "current device: ", "deviceId: [", "device:gpu:",
 }
 
 // deviceFromText reads the first device ordinal found after a known label, or
@@ -241,12 +282,19 @@ func ncclDevice(text string) int {
 	if nl := strings.LastIndexByte(line, '\n'); nl >= 0 {
 		line = line[nl+1:]
 	}
-	o := strings.IndexByte(line, '[')
-	if o < 0 || o == 0 || line[o-1] != ' ' {
+	// NCCL's debug.cc prints "%s:%d:%d [%d] %s:%d NCCL WARN": the "[dev]"
+	// is the last bracket before the file:line, whatever a shipper put in
+	// front of the host ("[rank3]: ").
+	c := strings.LastIndex(line, "] ")
+	if c < 0 {
+		return -1
+	}
+	o := strings.LastIndexByte(line[:c], '[')
+	if o <= 0 || line[o-1] != ' ' {
 		return -1
 	}
 	v, e, ok := intAt(line, o+1)
-	if !ok || e >= len(line) || line[e] != ']' || v > 1<<20 {
+	if !ok || e != c || v > 1<<20 {
 		return -1
 	}
 	return int(v)

@@ -15,6 +15,12 @@ func xlaFramework(text string) string {
 //
 //	Failed to allocate request for <h> (<n>B) on device ordinal <d>   (StreamExecutorMemoryAllocator)
 //	Out of memory while trying to allocate <n> bytes.                (TfAllocatorAdapter; some builds print <h>)
+//
+// xla/stream_executor/device_memory_allocator.cc (formerly under
+// tensorflow/stream_executor) StreamExecutorMemoryAllocator::Allocate:
+// StrFormat("Failed to allocate request for %s (%uB) on device ordinal %d",
+// HumanReadableNumBytes(size), size, device_ordinal): <h> and <n> are the
+// same request, <n> exact, so <n> is used; <d> the device ordinal.
 func parseXLA(text string) (Result, bool) {
 	const req = "Failed to allocate request for "
 	if i := strings.Index(text, req); i >= 0 {
@@ -94,15 +100,21 @@ func parseOutOfMemoryAllocating(text string) (Result, bool) {
 		r := newResult(FrameworkCuPy)
 		r.RequestedBytes = n
 		if strings.HasPrefix(w[p:], soFar) {
-			// cupy/cuda/memory.pyx: with a pool limit, _try_malloc raises
-			// OutOfMemoryError(size, total - size, limit) where total =
-			// _total_bytes + size: "allocated so far" is what the pool holds
-			// (reserved). Without a limit the second argument has been
-			// size + total_bytes() in some releases and the pool's bytes in
-			// others, so the figure's meaning is unknown and it is not read.
-			if v, e, ok := groupedIntAt(w, p+len(soFar)); ok && strings.HasPrefix(w[e:], " bytes"+limit) {
-				if l, _, ok := groupedIntAt(w, e+len(" bytes"+limit)); ok {
-					r.ReservedBytes, r.LimitBytes = v, l
+			// cupy/cuda/memory.pyx since v7 (PR #2242, which introduced this
+			// wording): SingleDeviceMemoryPool._try_malloc computes total =
+			// _total_bytes + size and raises OutOfMemoryError(size, total -
+			// size, limit), with and without a limit: "allocated so far" is
+			// the bytes the pool already held before the request (reserved:
+			// in use + cached), "limit set to" the pool's limit. The async
+			// pool passes -1 for "so far", which does not parse and stays
+			// absent. (CuPy <= 6 printed "(total T bytes)" with T = size +
+			// pool bytes: parseCuPyLegacy.)
+			if v, e, ok := groupedIntAt(w, p+len(soFar)); ok && strings.HasPrefix(w[e:], " bytes") {
+				r.ReservedBytes = v
+				if strings.HasPrefix(w[e:], " bytes"+limit) {
+					if l, _, ok := groupedIntAt(w, e+len(" bytes"+limit)); ok {
+						r.LimitBytes = l
+					}
 				}
 			}
 		}

@@ -1,0 +1,116 @@
+package parse
+
+import (
+	"strings"
+	"testing"
+)
+
+// prefilterWords are the words mayBeOOM looks for (see prefilter.go), lower
+// case: a text holding one of them, in any letter case, must pass; and so
+// must one holding dstUninitialized as written.
+var prefilterWords = []string{"memory", "capacity", "capacty", "alloc", "cufft", "insuff"}
+
+// referenceMayBeOOM is the plain definition mayBeOOM must agree with.
+func referenceMayBeOOM(text string) bool {
+	for _, w := range prefilterWords {
+		if containsFold(text, w) {
+			return true
+		}
+	}
+	return strings.Contains(text, dstUninitialized)
+}
+
+// withoutPrefilter is Parse minus its prefilter: what the recognisers alone
+// would accept.
+func withoutPrefilter(text string) bool {
+	_, ok := parseText(text)
+	return ok
+}
+
+// Every key word must be found at every offset and alignment of the eight-
+// byte scan, in any letter case, including across word boundaries and in the
+// byte-wise tail.
+func TestPrefilterKeyWordsEveryOffset(t *testing.T) {
+	for _, w := range append(prefilterWords, dstUninitialized) {
+		for _, word := range []string{w, strings.ToUpper(w), mixedCase(w)} {
+			if w == dstUninitialized {
+				word = w // looked for as written
+			}
+			for off := 0; off < 48; off++ {
+				for _, tail := range []int{0, 3, 40} {
+					text := strings.Repeat("x", off) + word + strings.Repeat("x", tail)
+					if !mayBeOOM(text) {
+						t.Fatalf("mayBeOOM(%q) = false", text)
+					}
+				}
+			}
+		}
+	}
+}
+
+func mixedCase(s string) string {
+	b := []byte(s)
+	for i := range b {
+		if i%2 == 1 && b[i] >= 'a' && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// The prefilter must pass every OOM of the cited corpus: a message it drops
+// is lost whatever the recognisers know.
+func TestPrefilterPassesCitedOOMs(t *testing.T) {
+	for _, c := range loadCited(t) {
+		if c.OOM && !mayBeOOM(c.Text) {
+			t.Errorf("%s (%s): prefilter drops an OOM", c.ID, c.file)
+		}
+	}
+}
+
+// The ordinary lines of the benchmark must be rejected by the prefilter
+// alone, or the benchmark does not measure the path it claims to.
+func TestPrefilterRejectsOrdinaryLines(t *testing.T) {
+	for _, l := range ordinaryLines {
+		if mayBeOOM(l) {
+			t.Errorf("prefilter passes an ordinary line: %s", l)
+		}
+	}
+}
+
+// FuzzPrefilter checks the two properties the prefilter must keep: it never
+// drops a text the recognisers accept, and it agrees with the plain
+// definition whenever that says yes.
+func FuzzPrefilter(f *testing.F) {
+	for _, c := range loadCited(f) {
+		f.Add(c.Text)
+	}
+	for _, l := range ordinaryLines {
+		f.Add(l)
+	}
+	for _, w := range prefilterWords {
+		f.Add("xxxxxxx" + strings.ToUpper(w))
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := mayBeOOM(text)
+		if referenceMayBeOOM(text) && !got {
+			t.Fatalf("mayBeOOM misses a key word in %q", text)
+		}
+		if !got && withoutPrefilter(text) {
+			t.Fatalf("prefilter drops a text the recognisers accept: %q", text)
+		}
+	})
+}
+
+// The sentence must be found after many capital Ds too (past the per-'D' loop).
+func TestPrefilterDstAfterManyDs(t *testing.T) {
+	for n := 0; n < 20; n++ {
+		text := strings.Repeat("DEBUG D ", n) + dstUninitialized + "."
+		if !mayBeOOM(text) {
+			t.Fatalf("%d Ds before the sentence: not passed", n)
+		}
+		if mayBeOOM(strings.Repeat("DEBUG D ", n) + "Dst tensor is not initialised.") {
+			t.Fatalf("%d Ds: a different sentence passed", n)
+		}
+	}
+}
