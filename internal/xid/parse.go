@@ -59,8 +59,15 @@ type Event struct {
 // rejected, so Message holds the first line's text only. A single record
 // whose text itself contains newlines keeps them in Message.
 func ParseLine(line string) (Event, bool) {
+	if !MayBeLine(line) {
+		return Event{}, false
+	}
 	return ParseLineAt(line, time.Time{})
 }
+
+// MayBeLine is ParseLine's first test, for callers that scan many lines: false means the
+// line is certainly no Xid line, without building an Event.
+func MayBeLine(line string) bool { return strings.Contains(line, nvrmTag) }
 
 // ParseLineAt is ParseLine with a reference time: now's location applies to
 // stamps without a zone, and now's year (or the one before, for a stamp more

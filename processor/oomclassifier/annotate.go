@@ -16,6 +16,9 @@ func kernelXid(rec plog.LogRecord, res pcommon.Map) (window.Xid, bool) {
 	var ev xid.Event
 	found := false
 	eachText(rec, false, func(text string) bool {
+		if !xid.MayBeLine(text) {
+			return false
+		}
 		ev, found = xid.ParseLine(text)
 		return found
 	})

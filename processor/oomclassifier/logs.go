@@ -121,6 +121,7 @@ func (p *logsProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 // fault logged in the same batch as the OOM counts as evidence.
 func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 	var ooms []oomRecord
+	var o oomRecord
 	records, xidLines := 0, 0
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
@@ -131,15 +132,20 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 			records += lrs.Len()
 			for k := 0; k < lrs.Len(); k++ {
 				rec := lrs.At(k)
-				if x, ok := receiverXid(rec, res); ok {
-					x.T, _ = p.inst.plausibleTime(rec, x.T)
-					p.inst.recordOverflow(ctx, p.inst.store.ObserveXid(str(res, resHostName), x))
-					continue
-				}
-				if hwID, pr, ok := receiverPrediction(rec, res); ok {
-					pr.T, _ = p.inst.plausibleTime(rec, pr.T)
-					p.inst.predictions.observe(str(res, resHostName), hwID, pr)
-					continue
+				// The receiver's own records, told by their event name (looked up once).
+				switch eventName(rec) {
+				case eventXid:
+					if x, ok := receiverXid(rec, res); ok {
+						x.T, _ = p.inst.plausibleTime(rec, x.T)
+						p.inst.recordOverflow(ctx, p.inst.store.ObserveXid(str(res, resHostName), x))
+						continue
+					}
+				case eventOOMPredicted:
+					if hwID, pr, ok := receiverPrediction(rec, res); ok {
+						pr.T, _ = p.inst.plausibleTime(rec, pr.T)
+						p.inst.predictions.observe(str(res, resHostName), hwID, pr)
+						continue
+					}
 				}
 				if x, ok := kernelXid(rec, res); ok {
 					xidLines++
@@ -147,10 +153,12 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 					p.inst.recordOverflow(ctx, p.inst.store.ObserveXid(str(res, resHostName), x))
 					continue
 				}
-				if o, ok := findOOM(rec, res); ok {
+				// o is reused: an ordinary line costs no record built and copied.
+				if findOOMInto(rec, res, &o) {
 					stitch(&o, lrs, k)
 					o.at, o.timeNote = p.inst.plausibleTime(rec, o.at)
 					ooms = append(ooms, o)
+					o = oomRecord{}
 				}
 			}
 		}

@@ -25,7 +25,7 @@ const (
 // never changed: it passes on as it came.
 func receiverPrediction(rec plog.LogRecord, res pcommon.Map) (string, classify.Prediction, bool) {
 	attrs := rec.Attributes()
-	if rec.EventName() != eventOOMPredicted && str(attrs, attrEventName) != eventOOMPredicted {
+	if eventName(rec) != eventOOMPredicted {
 		return "", classify.Prediction{}, false
 	}
 	hwID := str(res, attrHWID)

@@ -81,14 +81,23 @@ type oomRecord struct {
 // findOOM parses the record's texts.
 func findOOM(rec plog.LogRecord, res pcommon.Map) (oomRecord, bool) {
 	var o oomRecord
+	ok := findOOMInto(rec, res, &o)
+	return o, ok
+}
+
+// findOOMInto is findOOM filling o, so that the scan of a batch builds no record per line.
+func findOOMInto(rec plog.LogRecord, res pcommon.Map, o *oomRecord) bool {
 	found := false
 	eachText(rec, true, func(text string) bool {
+		if !parse.MayBeOOM(text) {
+			return false
+		}
 		o.msg, found = parse.Parse(text)
 		o.text = text
 		return found
 	})
 	if !found {
-		return o, false
+		return false
 	}
 	o.rec, o.host, o.at, o.pid = rec, str(res, resHostName), recordTime(rec), o.msg.PID
 	if o.pid < 0 {
@@ -97,12 +106,21 @@ func findOOM(rec plog.LogRecord, res pcommon.Map) (oomRecord, bool) {
 	if o.pid < 0 {
 		o.pid = integer(res, attrProcessPID)
 	}
-	return o, true
+	return true
+}
+
+// eventName is a record's event name: the field, else the event.name attribute older
+// senders set.
+func eventName(rec plog.LogRecord) string {
+	if n := rec.EventName(); n != "" {
+		return n
+	}
+	return str(rec.Attributes(), attrEventName)
 }
 
 // receiverXid reads an Xid record of the gpu_mem receiver (already annotated) as evidence.
 func receiverXid(rec plog.LogRecord, res pcommon.Map) (window.Xid, bool) {
-	if rec.EventName() != eventXid && str(rec.Attributes(), attrEventName) != eventXid {
+	if eventName(rec) != eventXid {
 		return window.Xid{}, false
 	}
 	v, ok := rec.Attributes().Get(attrXid)

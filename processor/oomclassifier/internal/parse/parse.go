@@ -46,6 +46,10 @@ func Parse(text string) (Result, bool) {
 	return parseText(text)
 }
 
+// MayBeOOM is Parse's prefilter, for callers that scan many texts: false means the text is
+// certainly no OOM message, without building a Result.
+func MayBeOOM(text string) bool { return mayBeOOM(text) }
+
 // parseText is Parse after the prefilter.
 func parseText(text string) (Result, bool) {
 	// A terminal or a paste may break a message anywhere, even inside a
