@@ -263,3 +263,23 @@ func TestFullHeldQueueReleasesOldestAndDropsNothing(t *testing.T) {
 		}
 	}
 }
+
+// An OOM split off a mixed batch is enriched where it ends up: in its host's held part.
+func TestOOMInSplitPartIsEnriched(t *testing.T) {
+	clk := newFakeClock(t0)
+	p := newProcessorsClock(t, testConfig(time.Minute), nopSettings(), clk)
+	in := joined(logsWith("b", t0, text("b1")), logsWith("a", t0, text(pytorchOOM), text("a1")), logsWith("b", t0, text("b2")))
+	require.NoError(t, p.logs.ConsumeLogs(context.Background(), in))
+	require.Len(t, p.lsink.AllLogs(), 1)
+	assert.Equal(t, []string{"b:b1", "b:b2"}, hostsOf(p.lsink.AllLogs()))
+	waitForTimer(t, clk)
+	clk.Advance(time.Minute)
+	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == 4 }, 5*time.Second, time.Millisecond)
+	held := p.lsink.AllLogs()[1]
+	require.Equal(t, 1, held.ResourceLogs().Len())
+	attrs := firstRecord(held).Attributes().AsRaw()
+	assert.Equal(t, "pytorch", attrs[attrFramework])
+	assert.Contains(t, attrs, attrCause)
+	assert.NotContains(t, attrs[attrEvidence], "held queue was full")
+	assert.Equal(t, "a1", held.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Body().Str())
+}
