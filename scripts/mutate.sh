@@ -17,15 +17,22 @@ out=${MUTATE_OUT:-bin/mutate}
 workers=${MUTATE_WORKERS:-0} # 0: gremlins' default, one per CPU
 mkdir -p "$out"
 
+failed=()
 for pkg in $pkgs; do
 	echo "== $pkg"
-	go tool gremlins unleash --workers "$workers" --timeout-coefficient 3 \
-		-o "$out/${pkg//\//_}.json" "./$pkg" | tail -n 5
+	rm -f "$out/${pkg//\//_}.json"
+	# A package whose tests fail unmutated cannot be measured: say so and go on.
+	if ! go tool gremlins unleash --workers "$workers" --timeout-coefficient 3 \
+		-o "$out/${pkg//\//_}.json" "./$pkg" > "$out/${pkg//\//_}.log" 2>&1; then
+		failed+=("$pkg")
+	fi
+	tail -n 5 "$out/${pkg//\//_}.log"
 done
 
 echo
 printf '%-45s %7s %7s %7s %11s %9s\n' package killed lived timeout not_covered efficacy
 for pkg in $pkgs; do
+	[ -f "$out/${pkg//\//_}.json" ] || { printf '%-45s not measured (see %s)\n' "$pkg" "$out/${pkg//\//_}.log"; continue; }
 	python3 - "$pkg" "$out/${pkg//\//_}.json" <<'PY'
 import json, sys
 pkg, path = sys.argv[1], sys.argv[2]
@@ -35,3 +42,7 @@ print("%-45s %7d %7d %7d %11d %8.1f%%" % (pkg, d["mutants_killed"], d["mutants_l
       d["mutants_not_covered"], d["test_efficacy"]))
 PY
 done
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "gremlins failed on: ${failed[*]}" >&2
+	exit 1
+fi

@@ -131,6 +131,7 @@ func splitHeld(ld plog.Logs, hold map[string]bool) (parts map[string]plog.Logs, 
 // releases the oldest part at once). false means the worker has stopped: the caller forwards
 // the part itself.
 func (p *logsProcessor) enqueue(ctx context.Context, host string, part plog.Logs, ooms []oomRecord) bool {
+	n := part.LogRecordCount() // before queueing: once queued, the worker may forward (and the next consumer change) it
 	select {
 	case p.slots <- struct{}{}:
 	default:
@@ -163,7 +164,7 @@ func (p *logsProcessor) enqueue(ctx context.Context, host string, part plog.Logs
 	q.items = append(q.items, &heldBatch{ctx: context.WithoutCancel(ctx), ld: part, ooms: ooms, host: host,
 		seq: p.seq, deadline: p.clock.Now().Add(p.wait)})
 	p.mu.Unlock()
-	p.inst.telemetry.Held.Add(ctx, int64(part.LogRecordCount()))
+	p.inst.telemetry.Held.Add(ctx, int64(n))
 	p.wake()
 	return true
 }
