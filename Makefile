@@ -7,7 +7,7 @@ export CGO_ENABLED := 1
 # go-nvml's cgo preamble uses NVML calls the header marks deprecated: not ours to fix.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: all build generate check-generated demo test unit rules e2e bench fuzz lint gpu-smoke clean
+.PHONY: all build generate check-generated demo test unit rules e2e bench fuzz mutate lint gpu-smoke clean
 
 all: build
 
@@ -51,6 +51,11 @@ bench:
 FUZZTIME ?= 10s
 fuzz:
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+# Mutation testing of the pure packages (gremlins); slow, so not part of `test`.
+# `make mutate MUTATE_PKGS=internal/xid` for one package.
+mutate:
+	MUTATE_PKGS="$(MUTATE_PKGS)" scripts/mutate.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi

@@ -229,3 +229,46 @@ func BenchmarkClassifyFullWindow(b *testing.B) {
 		classifyOOM(o, inst)
 	}
 }
+
+// BenchmarkConsumeLogsEightHosts: a gateway batch of 8 hosts × 16 plain records.
+//   - none_held: no host waits; the batch goes on in the call, unsplit.
+//   - one_host_held: host 0 has an OOM waiting for metrics that never come (decision_wait 1h),
+//     so its part of every batch is split off and held; once 1024 parts are held, each call
+//     also releases the oldest early (the full-queue path) through the worker.
+func BenchmarkConsumeLogsEightHosts(b *testing.B) {
+	batch := func() plog.Logs {
+		ld := plog.NewLogs()
+		for h := 0; h < 8; h++ {
+			lines := make([]func(plog.LogRecord), 16)
+			for i := range lines {
+				lines[i] = text(fmt.Sprintf("INFO host %d step=%d loss=0.%04d", h, i, i))
+			}
+			logsWith(fmt.Sprintf("node%d", h), t0, lines...).ResourceLogs().MoveAndAppendTo(ld.ResourceLogs())
+		}
+		return ld
+	}
+	for _, held := range []bool{false, true} {
+		name := "none_held"
+		if held {
+			name = "one_host_held"
+		}
+		b.Run(name, func(b *testing.B) {
+			_, lp := benchProcessors(b, time.Hour)
+			if held {
+				if err := lp.ConsumeLogs(context.Background(), logsWith("node0", t0, text(pytorchOOM))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			tmpl := batch()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				ld := plog.NewLogs()
+				tmpl.CopyTo(ld)
+				if err := lp.ConsumeLogs(context.Background(), ld); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

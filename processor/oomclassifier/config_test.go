@@ -52,6 +52,15 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "huge_max_bytes"), wantErr: "'max_bytes' must be in"},
 		{id: component.NewIDWithName(metadata.Type, "bad_max_clock_skew"), wantErr: "'max_clock_skew' must be in (0, 1h0m0s]"},
 		{id: component.NewIDWithName(metadata.Type, "huge_max_clock_skew"), wantErr: "'max_clock_skew' must be in"},
+		{id: component.NewIDWithName(metadata.Type, "long_window"), wantErr: "'window' must be > 0 and <= 24h0m0s, got 25h0m0s"},
+		{id: component.NewIDWithName(metadata.Type, "window_below_leak"), wantErr: "'window' (2m0s) must be at least 'thresholds.leak_min_duration' (5m0s)"},
+		{id: component.NewIDWithName(metadata.Type, "window_below_xid_before"), wantErr: "'window' (4m0s) must be at least 'thresholds.xid_before' (5m0s)"},
+		{id: component.NewIDWithName(metadata.Type, "long_decision_wait"), wantErr: "'decision_wait' must be >= 0 (0 classifies at once) and <= 1m0s, got 1000h0m0s"},
+		{id: component.NewIDWithName(metadata.Type, "huge_max_gpus"), wantErr: "'max_gpus' must be > 0 and <= 1048576, got 100000000"},
+		{id: component.NewIDWithName(metadata.Type, "huge_max_samples"), wantErr: "'max_samples_per_gpu' must be >= 0 (0 derives it from 'window') and <= 1073741824, got 2000000000"},
+		{id: component.NewIDWithName(metadata.Type, "samples_below_leak_points"), wantErr: "'max_samples_per_gpu' (10) must be at least 'thresholds.leak_min_points' (20)"},
+		{id: component.NewIDWithName(metadata.Type, "too_many_points"), wantErr: "'max_gpus' × 'max_samples_per_gpu' (1000000 × 10000) must be <= 1073741824 points"},
+		{id: component.NewIDWithName(metadata.Type, "long_clock_skew"), wantErr: "'max_clock_skew' must be in (0, 1h0m0s], got 2h0m0s"},
 		{id: component.NewIDWithName(metadata.Type, "bad_fraction"), wantErr: "'zombie_min_fraction' must be in (0, 1]"},
 		{id: component.NewIDWithName(metadata.Type, "bad_worker_count"), wantErr: "'worker_min_count' must be >= 1"},
 		{id: component.NewIDWithName(metadata.Type, "bad_spec_total"), wantErr: "'spec_totals' entry \"Broken GPU\" must be > 0"},
@@ -72,6 +81,36 @@ func TestLoadConfig(t *testing.T) {
 			assert.Equal(t, tt.want, cfg)
 		})
 	}
+}
+
+// Every wrong key is reported in one go, each naming its key.
+func TestAllConfigErrorsAtOnce(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, "many_wrong").String())
+	require.NoError(t, err)
+	cfg := createDefaultConfig()
+	require.NoError(t, sub.Unmarshal(cfg))
+	err = confmap.Validate(cfg)
+	require.Error(t, err)
+	for _, key := range []string{"'window'", "'decision_wait'", "'max_gpus'", "'max_samples_per_gpu'", "'max_clock_skew'"} {
+		assert.Contains(t, err.Error(), key)
+	}
+}
+
+// The bounds accept the largest values they name.
+func TestConfigBoundsAreInclusive(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Window = maxWindow
+	cfg.DecisionWait = maxDecisionWait
+	cfg.MaxClockSkew = maxClockSkew
+	cfg.MaxGPUs = 1 << 10
+	cfg.MaxSamplesPerGPU = maxPoints >> 10
+	require.NoError(t, cfg.Validate())
+	cfg.MaxGPUs, cfg.MaxSamplesPerGPU = maxGPUs, maxPoints/maxGPUs
+	assert.NoError(t, cfg.Validate())
+	cfg.MaxSamplesPerGPU++ // 2^20 × 1025 > 2^30
+	assert.ErrorContains(t, cfg.Validate(), "'max_gpus' × 'max_samples_per_gpu'")
 }
 
 func TestNestedErrorsNameThePath(t *testing.T) {

@@ -94,10 +94,15 @@ func (f *factory) createMetrics(ctx context.Context, set processor.Settings, cfg
 		}))
 }
 
-func (f *factory) createLogs(_ context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+func (f *factory) createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
 	ref, err := f.acquire(set, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return newLogsProcessor(ref.Value, next, ref.Release), nil
+	lp, err := newLogsProcessor(ctx, set, cfg, ref.Value, next, ref.Release)
+	if err != nil {
+		ref.Release()
+		return nil, err
+	}
+	return lp, nil
 }

@@ -3,6 +3,7 @@ package oomclassifier
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,4 +159,127 @@ func TestConcurrentSendersKeepTheirOrder(t *testing.T) {
 		assert.Less(t, last[s], i, "sender %s out of order", s)
 		last[s] = i
 	}
+}
+
+// joined is one batch holding the resources of all of lds, in order.
+func joined(lds ...plog.Logs) plog.Logs {
+	out := plog.NewLogs()
+	for _, ld := range lds {
+		ld.ResourceLogs().MoveAndAppendTo(out.ResourceLogs())
+	}
+	return out
+}
+
+// hostsOf lists each forwarded batch's resources as "host:body" of their first record.
+func hostsOf(lds []plog.Logs) []string {
+	var out []string
+	for _, ld := range lds {
+		rls := ld.ResourceLogs()
+		for i := 0; i < rls.Len(); i++ {
+			h, _ := rls.At(i).Resource().Attributes().Get(resHostName)
+			out = append(out, h.AsString()+":"+rls.At(i).ScopeLogs().At(0).LogRecords().At(0).Body().AsString())
+		}
+	}
+	return out
+}
+
+// One host's OOM waiting for its metrics must not delay another host's ordinary logs, whether
+// they come in their own batches or in the same batch; the waiting host keeps its order.
+func TestOneHostsOOMDoesNotDelayAnotherHost(t *testing.T) {
+	const wait = 300 * time.Second // on the fake clock
+	clk := newFakeClock(t0)
+	p := newProcessorsClock(t, testConfig(wait), nopSettings(), clk)
+	ctx := context.Background()
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("a", t0, text(pytorchOOM))))
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("b", t0, text("b1"))))
+	assert.Equal(t, []string{"b:b1"}, hostsOf(p.lsink.AllLogs()), "host b goes on in the call")
+
+	// A batch mixing both hosts: b's part goes on at once, a's waits behind a's OOM.
+	require.NoError(t, p.logs.ConsumeLogs(ctx, joined(logsWith("a", t0, text("a2")), logsWith("b", t0, text("b2")),
+		logsWith("a", t0, text("a3")), logsWith("c", t0, text("c1")))))
+	assert.Equal(t, []string{"b:b1", "b:b2", "c:c1"}, hostsOf(p.lsink.AllLogs()))
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("b", t0, text("b3"))))
+	assert.Equal(t, 4, p.lsink.LogRecordCount(), "a's records are held")
+
+	waitForTimer(t, clk)
+	clk.Advance(wait)
+	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == 7 }, 5*time.Second, time.Millisecond)
+	got := hostsOf(p.lsink.AllLogs())
+	assert.Contains(t, got[4], "a:")
+	assert.Contains(t, got[4], "CUDA out of memory")
+	assert.Equal(t, []string{"a:a2", "a:a3"}, got[5:], "a's part keeps its order behind a's OOM")
+	assert.Contains(t, firstRecord(p.lsink.AllLogs()[3]).Attributes().AsRaw(), attrCause)
+}
+
+// An OOM on one host that is held does not hold another host's OOM whose metrics are there.
+func TestCoveredHostIsNotHeldBehindAnother(t *testing.T) {
+	clk := newFakeClock(t0)
+	p := newProcessorsClock(t, testConfig(time.Hour), nopSettings(), clk)
+	ctx := context.Background()
+	g := gpuMetrics{host: "b", hwID: "GPU-b", at: t0.Add(time.Second), used: 39 * gib, total: 40 * gib, procs: map[int64]int64{3101: 39 * gib}}
+	require.NoError(t, p.metrics.ConsumeMetrics(ctx, metricsOf(g)))
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("a", t0, text(pytorchOOM))))
+	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("b", t0, text(pytorchOOM))))
+	require.Equal(t, 1, p.lsink.LogRecordCount())
+	assert.Equal(t, "GPU-b", firstRecord(p.lsink.AllLogs()[0]).Attributes().AsRaw()[attrHWID])
+}
+
+// With the held queue full, a caller is not blocked until decision_wait ends: the oldest held
+// part is released at once, classified with what is there and marked so, and nothing is lost.
+func TestFullHeldQueueReleasesOldestAndDropsNothing(t *testing.T) {
+	clk := newFakeClock(t0) // never advanced: on the old code a full queue blocks for good
+	p := newProcessorsClock(t, testConfig(time.Hour), nopSettings(), clk)
+	const extra = 5
+	done := make(chan error, 1)
+	go func() {
+		for i := 0; i < maxHeldBatches+extra; i++ {
+			if err := p.logs.ConsumeLogs(context.Background(), logsWith("a", t0, text(fmt.Sprintf("%04d %s", i, pytorchOOM)))); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a full held queue blocked the caller")
+	}
+	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == extra }, 5*time.Second, time.Millisecond, "got %d", p.lsink.LogRecordCount())
+	for i, ld := range p.lsink.AllLogs() {
+		assert.True(t, strings.HasPrefix(bodyOf(ld), fmt.Sprintf("%04d ", i)), "the oldest leave first")
+		ev, _ := firstRecord(ld).Attributes().Get(attrEvidence)
+		assert.Contains(t, ev.Str(), "held queue was full")
+	}
+	require.NoError(t, p.logs.Shutdown(context.Background()))
+	all := p.lsink.AllLogs()
+	require.Len(t, all, maxHeldBatches+extra, "nothing dropped")
+	for i, ld := range all {
+		require.True(t, strings.HasPrefix(bodyOf(ld), fmt.Sprintf("%04d ", i)), "in order")
+		if i >= extra {
+			ev, _ := firstRecord(ld).Attributes().Get(attrEvidence)
+			assert.NotContains(t, ev.Str(), "held queue was full")
+		}
+	}
+}
+
+// An OOM split off a mixed batch is enriched where it ends up: in its host's held part.
+func TestOOMInSplitPartIsEnriched(t *testing.T) {
+	clk := newFakeClock(t0)
+	p := newProcessorsClock(t, testConfig(time.Minute), nopSettings(), clk)
+	in := joined(logsWith("b", t0, text("b1")), logsWith("a", t0, text(pytorchOOM), text("a1")), logsWith("b", t0, text("b2")))
+	require.NoError(t, p.logs.ConsumeLogs(context.Background(), in))
+	require.Len(t, p.lsink.AllLogs(), 1)
+	assert.Equal(t, []string{"b:b1", "b:b2"}, hostsOf(p.lsink.AllLogs()))
+	waitForTimer(t, clk)
+	clk.Advance(time.Minute)
+	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == 4 }, 5*time.Second, time.Millisecond)
+	held := p.lsink.AllLogs()[1]
+	require.Equal(t, 1, held.ResourceLogs().Len())
+	attrs := firstRecord(held).Attributes().AsRaw()
+	assert.Equal(t, "pytorch", attrs[attrFramework])
+	assert.Contains(t, attrs, attrCause)
+	assert.NotContains(t, attrs[attrEvidence], "held queue was full")
+	assert.Equal(t, "a1", held.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Body().Str())
 }

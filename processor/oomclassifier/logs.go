@@ -2,12 +2,16 @@ package oomclassifier
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -15,9 +19,16 @@ import (
 
 // logsProcessor is the logs side of one pipeline. It recognises OOM and Xid records when a
 // batch arrives, and classifies the OOMs when the window covers their moment or decision_wait
-// has passed, whichever is first. Batches leave in arrival order: one arriving behind a held
-// batch waits behind it.
+// has passed, whichever is first. Only the part of a batch that belongs to a host still waiting
+// is held (split by resource); the rest goes on in the call. Each host's records leave in the
+// order they came: a part arriving behind a held part of its host waits behind it.
+//
+// The standard processor telemetry (otelcol_processor_incoming_items, _outgoing_items) counts
+// what arrives and what goes on in the call; held parts add to _held and, when forwarded, to
+// _released.
 type logsProcessor struct {
+	consumer.Logs // processorhelper's wrapper around processLogs: the standard telemetry
+
 	inst    *instance
 	next    consumer.Logs
 	release func()
@@ -25,26 +36,34 @@ type logsProcessor struct {
 	clock   clock
 
 	mu      sync.Mutex
-	queue   []*heldBatch // in arrival order; the head stays until forwarded
-	running bool         // the worker runs and will drain the queue
+	hosts   map[string]*hostQueue // hosts with parts held or in flight
+	seq     uint64                // arrival counter of held parts
+	held    int                   // parts held or in flight
+	waiting int                   // callers waiting for room in a full queue
+	running bool                  // the worker runs and will drain the queue
 	wakeCh  chan struct{}
 	stopCh  chan struct{}
 	doneCh  chan struct{}
-	slots   chan struct{}
+	slots   chan struct{} // one per held part: the queue's bound
 
 	startOnce, stopOnce sync.Once
 }
 
-func newLogsProcessor(inst *instance, next consumer.Logs, release func()) *logsProcessor {
-	return &logsProcessor{
+func newLogsProcessor(ctx context.Context, set processor.Settings, cfg component.Config, inst *instance, next consumer.Logs, release func()) (*logsProcessor, error) {
+	p := &logsProcessor{
 		inst: inst, next: next, release: release, wait: inst.cfg.DecisionWait, clock: inst.clock,
+		hosts:  make(map[string]*hostQueue),
 		wakeCh: make(chan struct{}, 1), stopCh: make(chan struct{}), doneCh: make(chan struct{}),
 		slots: make(chan struct{}, maxHeldBatches),
 	}
-}
-
-func (p *logsProcessor) Capabilities() consumer.Capabilities {
-	return consumer.Capabilities{MutatesData: true}
+	helper, err := processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
+		// Enrichment writes attributes, and splitting moves resources between batches.
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
+	if err != nil {
+		return nil, fmt.Errorf("create %s logs processor: %w", set.ID, err)
+	}
+	p.Logs = helper
+	return p, nil
 }
 
 func (p *logsProcessor) Start(context.Context, component.Host) error {
@@ -84,37 +103,46 @@ func (p *logsProcessor) Shutdown(ctx context.Context) error {
 	return err
 }
 
-func (p *logsProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
+// processLogs classifies what can be classified now and returns it to go on; the parts of
+// hosts that must wait are held and forwarded later by the worker.
+func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	ooms := p.scan(ctx, ld)
+	var hold map[string]bool
 	p.mu.Lock()
-	if len(p.queue) == 0 && (!p.running || !p.mustHold(ooms)) {
-		p.mu.Unlock()
-		p.classify(ctx, ooms)
-		return p.next.ConsumeLogs(ctx, ld)
+	if p.running {
+		hold = p.hostsToHold(ld, ooms)
 	}
 	p.mu.Unlock()
+	if len(hold) == 0 {
+		p.classify(ctx, ooms, "")
+		return ld, nil
+	}
 
-	select { // a slot first, so that a full queue pushes back instead of growing
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	parts, hosts, whole := splitHeld(ld, hold)
+	heldOOMs := make(map[string][]oomRecord, len(hold))
+	now := ooms[:0:0]
+	for _, o := range ooms {
+		if hold[o.host] {
+			heldOOMs[o.host] = append(heldOOMs[o.host], o)
+		} else {
+			now = append(now, o)
+		}
 	}
-	p.mu.Lock()
-	if !p.running { // the worker finished draining while we waited: nothing is queued now
-		p.mu.Unlock()
-		<-p.slots
-		p.classify(ctx, ooms)
-		return p.next.ConsumeLogs(ctx, ld)
+	p.classify(ctx, now, "")
+	for _, h := range hosts {
+		if p.enqueue(ctx, h, parts[h], heldOOMs[h]) {
+			continue
+		}
+		p.classify(ctx, heldOOMs[h], "") // stopped meanwhile: nothing of the host is held now
+		if whole {
+			return ld, nil
+		}
+		parts[h].ResourceLogs().MoveAndAppendTo(ld.ResourceLogs())
 	}
-	// The caller's deadline must not cut the forwarding short, but its values (client
-	// metadata) travel on.
-	p.queue = append(p.queue, &heldBatch{ctx: context.WithoutCancel(ctx), ld: ld, ooms: ooms, deadline: p.clock.Now().Add(p.wait)})
-	p.mu.Unlock()
-	select {
-	case p.wakeCh <- struct{}{}:
-	default:
+	if whole || ld.ResourceLogs().Len() == 0 {
+		return ld, processorhelper.ErrSkipProcessingData // all of it is held
 	}
-	return nil
+	return ld, nil
 }
 
 // scan recognises the batch's Xid and OOM records. Xids go into the window at once, so that a
@@ -170,8 +198,13 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 	return ooms
 }
 
-func (p *logsProcessor) classify(ctx context.Context, ooms []oomRecord) {
+// classify classifies the OOMs and writes the result onto their records; note, when set, is
+// added to each one's evidence.
+func (p *logsProcessor) classify(ctx context.Context, ooms []oomRecord, note string) {
 	for _, o := range ooms {
+		if note != "" { // o is a copy: the note goes only into this classification
+			o.timeNote = strings.TrimSpace(o.timeNote + " " + note)
+		}
 		res := classifyOOM(o, p.inst)
 		p.inst.telemetry.OOMs.Add(ctx, 1, metric.WithAttributes(
 			attribute.String("framework", o.msg.Framework), attribute.String("cause", res.Cause)))

@@ -62,7 +62,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 	assert.Equal(t, sorted(writtenAttributes), sorted(docAttrs), "documentation.md attributes")
 
 	code := []string{metadata.MetricRecords, metadata.MetricOOMs, metadata.MetricXidLines,
-		metadata.MetricWindowDropped, metadata.MetricForwardErrors}
+		metadata.MetricWindowDropped, metadata.MetricForwardErrors, metadata.MetricHeld, metadata.MetricReleased}
 	var yamlMetrics, docMetrics []string
 	for k := range md.Telemetry.Metrics {
 		yamlMetrics = append(yamlMetrics, "otelcol_"+k)

@@ -3,6 +3,7 @@ package oomclassifier
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,4 +51,44 @@ func TestTelemetryCounts(t *testing.T) {
 	m, err = tel.GetMetric(metadata.MetricWindowDropped)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), sumOf(m), "max_gpus 1: the second GPU evicts the first")
+}
+
+// sumWhere adds the points of m whose attribute key has value.
+func sumWhere(m metricdata.Metrics, key, value string) int64 {
+	var n int64
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		if v, ok := dp.Attributes.Value(attribute.Key(key)); ok && v.AsString() == value {
+			n += dp.Value
+		}
+	}
+	return n
+}
+
+// The logs side reports accepted and forwarded records through the collector's standard
+// processor telemetry, and what it holds through its own counters.
+func TestLogsSideStandardTelemetry(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := nopSettings()
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	clk := newFakeClock(t0)
+	p := newProcessorsClock(t, testConfig(time.Minute), set, clk)
+	ctx := context.Background()
+
+	// 2 records held for host a, 3 forwarded in the call for host b.
+	require.NoError(t, p.logs.ConsumeLogs(ctx, joined(logsWith("a", t0, text(pytorchOOM), text("x")),
+		logsWith("b", t0, text("1"), text("2"), text("3")))))
+	waitForTimer(t, clk)
+	clk.Advance(time.Minute)
+	require.Eventually(t, func() bool { return p.lsink.LogRecordCount() == 5 }, 5*time.Second, time.Millisecond)
+
+	get := func(name string) metricdata.Metrics {
+		m, err := tel.GetMetric(name)
+		require.NoError(t, err, name)
+		return m
+	}
+	assert.Equal(t, int64(5), sumWhere(get("otelcol_processor_incoming_items"), "otel.signal", "logs"))
+	assert.Equal(t, int64(3), sumWhere(get("otelcol_processor_outgoing_items"), "otel.signal", "logs"))
+	assert.Equal(t, int64(2), sumOf(get(metadata.MetricHeld)))
+	assert.Equal(t, int64(2), sumWhere(get(metadata.MetricReleased), "reason", releaseDue))
 }

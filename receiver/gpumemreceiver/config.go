@@ -87,6 +87,11 @@ func (cfg *Config) Validate() error {
 	if cfg.CollectionInterval < 100*time.Millisecond {
 		errs = append(errs, fmt.Errorf("'collection_interval' must be at least 100ms, got %s", cfg.CollectionInterval))
 	}
+	// scraperhelper reads a negative delay as "start at once"; written in a config it is a
+	// typo or a sign slip, so it is refused rather than silently reinterpreted.
+	if cfg.InitialDelay < 0 {
+		errs = append(errs, fmt.Errorf("'initial_delay' must be >= 0, got %s", cfg.InitialDelay))
+	}
 	if cfg.Processes.Enabled && cfg.Processes.ProcRoot == "" {
 		errs = append(errs, errors.New("'processes.proc_root' must not be empty when 'processes.enabled' is true"))
 	}

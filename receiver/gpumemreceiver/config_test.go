@@ -60,6 +60,7 @@ func TestConfigErrorsNameTheirKey(t *testing.T) {
 		"bad_backend":                "'backend' must be \"nvml\" or \"simulated\", got \"cuda\"",
 		"bad_interval":               "'collection_interval' must be at least 100ms",
 		"bad_proc_root":              "'processes.proc_root' must not be empty",
+		"bad_initial_delay":          "'initial_delay' must be >= 0, got -5s",
 		"scenario_without_simulated": "'simulated' is only used with 'backend: simulated'",
 		"unknown_metric":             "unknown metric \"hw.gpu.memory.used\"",
 		"unknown_key":                "colection_interval",

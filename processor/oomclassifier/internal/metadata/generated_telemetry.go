@@ -15,6 +15,8 @@ const (
 	MetricXidLines      = "otelcol_processor_oom_classifier_xid_lines"
 	MetricWindowDropped = "otelcol_processor_oom_classifier_window_dropped"
 	MetricForwardErrors = "otelcol_processor_oom_classifier_forward_errors"
+	MetricHeld          = "otelcol_processor_oom_classifier_held"
+	MetricReleased      = "otelcol_processor_oom_classifier_released"
 )
 
 // Meter returns the processor's meter.
@@ -34,6 +36,10 @@ type TelemetryBuilder struct {
 	WindowDropped metric.Int64Counter
 	// ForwardErrors counts held log batches the next consumer refused after release.
 	ForwardErrors metric.Int64Counter
+	// Held counts log records held for their host's metrics instead of going on in the call.
+	Held metric.Int64Counter
+	// Released counts held log records forwarded, by reason.
+	Released metric.Int64Counter
 }
 
 // NewTelemetryBuilder creates the instruments on the component's MeterProvider.
@@ -60,6 +66,14 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 	b.ForwardErrors, err = m.Int64Counter(MetricForwardErrors,
 		metric.WithDescription("Held log batches the next consumer returned an error for. [Alpha]"),
 		metric.WithUnit("{batch}"))
+	errs = errors.Join(errs, err)
+	b.Held, err = m.Int64Counter(MetricHeld,
+		metric.WithDescription("Log records held until their host's metrics cover their OOMs, instead of going on in the call. [Alpha]"),
+		metric.WithUnit("{record}"))
+	errs = errors.Join(errs, err)
+	b.Released, err = m.Int64Counter(MetricReleased,
+		metric.WithDescription("Held log records forwarded, by reason (covered, decision_wait, queue_full, shutdown). [Alpha]"),
+		metric.WithUnit("{record}"))
 	errs = errors.Join(errs, err)
 	return &b, errs
 }
