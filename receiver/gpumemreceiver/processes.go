@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
 )
 
 // processMetricsLen is what a failed process list costs: per-process memory, the process
@@ -118,27 +119,34 @@ func (s *metricsScraper) recordProcesses(procs []gpuProcess, ts pcommon.Timestam
 		s.pids.observe(err)
 		attrs := dp.Attributes()
 		attrs.EnsureCapacity(6)
-		attrs.PutInt(metadata.AttrProcessPID, int64(p.pid))
-		// Only where it differs: for a process in the host's namespace it would repeat the pid
-		// (and cost an allocation per point).
-		if info.VPID != 0 && info.VPID != int(p.pid) {
-			attrs.PutInt(metadata.AttrProcessVPID, int64(info.VPID))
-		}
+		putProcessAttributes(attrs, p.pid, info)
 		attrs.PutStr(metadata.AttrNvidiaGpuProcessType, p.typ)
-		if info.ExecutableName != "" {
-			attrs.PutStr(metadata.AttrProcessExecutableName, info.ExecutableName)
-		}
-		if info.ContainerID != "" {
-			attrs.PutStr(metadata.AttrContainerID, info.ContainerID)
-		}
-		if info.PodUID != "" {
-			attrs.PutStr(metadata.AttrK8sPodUID, info.PodUID)
-		}
 	}
 	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuProcessCount, ts, compute); ok {
 		dp.Attributes().PutStr(metadata.AttrNvidiaGpuProcessType, metadata.AttrNvidiaGpuProcessTypeCompute)
 	}
 	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuProcessCount, ts, graphics); ok {
 		dp.Attributes().PutStr(metadata.AttrNvidiaGpuProcessType, metadata.AttrNvidiaGpuProcessTypeGraphics)
+	}
+}
+
+// putProcessAttributes writes what identifies a process on its per-process points: the pid,
+// the pid in its own namespace, the executable name and its container and pod, each only
+// where known.
+func putProcessAttributes(attrs pcommon.Map, pid uint32, info procfs.Info) {
+	attrs.PutInt(metadata.AttrProcessPID, int64(pid))
+	// Only where it differs: for a process in the host's namespace it would repeat the pid
+	// (and cost an allocation per point).
+	if info.VPID != 0 && info.VPID != int(pid) {
+		attrs.PutInt(metadata.AttrProcessVPID, int64(info.VPID))
+	}
+	if info.ExecutableName != "" {
+		attrs.PutStr(metadata.AttrProcessExecutableName, info.ExecutableName)
+	}
+	if info.ContainerID != "" {
+		attrs.PutStr(metadata.AttrContainerID, info.ContainerID)
+	}
+	if info.PodUID != "" {
+		attrs.PutStr(metadata.AttrK8sPodUID, info.PodUID)
 	}
 }

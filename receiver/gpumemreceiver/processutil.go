@@ -76,18 +76,6 @@ func (s *metricsScraper) recordProcessTask(pid uint32, info procfs.Info, task st
 	}
 	attrs := dp.Attributes()
 	attrs.EnsureCapacity(6)
-	attrs.PutInt(metadata.AttrProcessPID, int64(pid))
-	if info.VPID != 0 && info.VPID != int(pid) {
-		attrs.PutInt(metadata.AttrProcessVPID, int64(info.VPID))
-	}
-	if info.Comm != "" {
-		attrs.PutStr(metadata.AttrProcessExecutableName, info.Comm)
-	}
-	if info.ContainerID != "" {
-		attrs.PutStr(metadata.AttrContainerID, info.ContainerID)
-	}
-	if info.PodUID != "" {
-		attrs.PutStr(metadata.AttrK8sPodUID, info.PodUID)
-	}
+	putProcessAttributes(attrs, pid, info)
 	attrs.PutStr(metadata.AttrHwGpuTask, task)
 }

@@ -3,7 +3,9 @@ package gpumemreceiver
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"testing"
+	"testing/fstest"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/stretchr/testify/assert"
@@ -30,7 +32,10 @@ func TestProcessUtilization(t *testing.T) {
 		{Pid: 4343, TimeStamp: 1_500, SmUtil: 7, MemUtil: 3},
 		{Pid: 4242, TimeStamp: 2_000, SmUtil: 87, MemUtil: 41},
 	}
-	r := startWith(t, newFakeNVML(g), procTree(pmonTree()))
+	fsys := procTree(pmonTree())
+	// The executable name is the exe link's base name, as on the memory points, not comm.
+	fsys["4242/exe"] = &fstest.MapFile{Data: []byte("/opt/conda/bin/python3.11"), Mode: fs.ModeSymlink}
+	r := startWith(t, newFakeNVML(g), fsys)
 
 	md, err := r.scrapeMetrics(context.Background())
 	require.NoError(t, err)
@@ -46,7 +51,7 @@ func TestProcessUtilization(t *testing.T) {
 	}, got)
 	for _, p := range pts {
 		if p.attrs["process.pid"] == int64(4242) {
-			assert.Equal(t, "python3", p.attrs["process.executable.name"])
+			assert.Equal(t, "python3.11", p.attrs["process.executable.name"])
 			assert.Equal(t, hex64, p.attrs["container.id"])
 			assert.Equal(t, "1b2c3d4e-aaaa-bbbb-cccc-111122223333", p.attrs["k8s.pod.uid"])
 		}
