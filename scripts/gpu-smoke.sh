@@ -70,10 +70,10 @@ print("resource:", res)
 print("metrics:", sorted(seen))
 print("processes:", procs)
 ok = True
-for name in ["hw.gpu.memory.usage", "hw.gpu.memory.limit", "nvidia.gpu.memory.free"]:
+for name in ["hw.gpu.memory.usage", "hw.gpu.memory.limit", "nvidia.gpu.memory.free", "hw.status"]:
     if name not in seen:
         print("MISSING", name); ok = False
-for key in ["hw.id", "hw.name", "nvidia.gpu.pci.bus_id", "hw.driver_version"]:
+for key in ["hw.id", "hw.name", "hw.model", "hw.firmware_version", "nvidia.gpu.pci.bus_id", "hw.driver_version"]:
     if not res or key not in res:
         print("MISSING resource attribute", key); ok = False
 if pid:
