@@ -175,3 +175,46 @@ func TestStreamEOFStatFails(t *testing.T) {
 		t.Errorf("records = %q", got)
 	}
 }
+
+// A record is not complete while a partial line follows it: that line may
+// be its dictionary, still being written.
+func TestStreamPartialContinuation(t *testing.T) {
+	path := writeKmsgFile(t, "6,1,1,-;a\n SUBSYS")
+	r := openFile(t, path, testPoll)
+	expectNothing(t, r)
+	appendFile(t, path, "TEM=pci\n")
+	if rec := nextWithin(t, r, promptly); rec.Text != "a" || rec.Dict["SUBSYSTEM"] != "pci" {
+		t.Errorf("record %+v, want a with SUBSYSTEM=pci", rec)
+	}
+}
+
+// Consumed bytes do not count toward the pending bound: overlong garbage
+// after a record is dropped, and the record before it still delivered.
+func TestStreamPendingBoundAfterRecord(t *testing.T) {
+	path := writeKmsgFile(t, "6,1,1,-;a\n"+strings.Repeat("x", maxPending+1))
+	r := openFile(t, path, testPoll)
+	if got := nextWithin(t, r, promptly).Text; got != "a" {
+		t.Errorf("record = %q", got)
+	}
+	if s := r.Stats(); s.Malformed != 1 {
+		t.Errorf("Malformed = %d, want 1 (the garbage)", s.Malformed)
+	}
+}
+
+// After copytruncate, a partial line left from the old file is not glued
+// onto the new file's first line.
+func TestStreamTruncationDropsPartialLine(t *testing.T) {
+	path := writeKmsgFile(t, "6,1,1,-;a\n")
+	r := openFile(t, path, testPoll)
+	if got := nextWithin(t, r, promptly).Text; got != "a" {
+		t.Fatalf("record = %q", got)
+	}
+	appendFile(t, path, "6,5,5,-;half written")
+	expectNothing(t, r)
+	if err := os.WriteFile(path, []byte("6,1,1,-;fresh\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if rec := nextWithin(t, r, promptly); rec.Text != "fresh" || rec.Seq != 1 {
+		t.Errorf("record after truncation %+v, want seq 1 \"fresh\"", rec)
+	}
+}
