@@ -232,3 +232,28 @@ func TestParseLineNearMisses(t *testing.T) {
 		}
 	}
 }
+
+// leadingInt reads at most maxDigits digits and refuses a longer number
+// rather than reading part of it.
+func TestLeadingInt(t *testing.T) {
+	tests := []struct {
+		s         string
+		maxDigits int
+		v, n      int
+	}{
+		{"12345", 5, 12345, 5},
+		{"12345x", 5, 12345, 5},
+		{"123450", 5, 0, 0},
+		{"123459", 5, 0, 0},
+		{"09", 2, 9, 2},
+		{"0/", 2, 0, 1},
+		{"9:", 2, 9, 1},
+		{"x1", 5, 0, 0},
+		{"", 5, 0, 0},
+	}
+	for _, tt := range tests {
+		if v, n := leadingInt(tt.s, tt.maxDigits); v != tt.v || n != tt.n {
+			t.Errorf("leadingInt(%q, %d) = %d, %d; want %d, %d", tt.s, tt.maxDigits, v, n, tt.v, tt.n)
+		}
+	}
+}

@@ -55,6 +55,9 @@ func TestParsePrefixBoundaries(t *testing.T) {
 		{"RFC 3339 UTC", "2026-11-29T23:09:35Z h kernel: [ 7.000001] ", utc("2026-11-29T23:09:35Z"), 7*time.Second + time.Microsecond},
 		{"ISO colon-less offset", "2026-11-29T23:09:35.5-0130 h kernel: ", utc("2026-11-30T00:39:35.5Z"), 0},
 		{"digits that are no stamp", "12345 h kernel: [ 7.5] ", time.Time{}, 7500 * time.Millisecond},
+		{"no stamp, leading 0", "0123 h kernel: [ 7.5] ", time.Time{}, 7500 * time.Millisecond},
+		{"no stamp, leading 9", "9876 h kernel: [ 7.5] ", time.Time{}, 7500 * time.Millisecond},
+		{"stamp then kernel: without a host", "2026-11-29T23:09:35Z kernel: [ 7.5] ", utc("2026-11-29T23:09:35Z"), 7500 * time.Millisecond},
 
 		// dmesg -T.
 		{"dmesg -T", "[Tue Dec  1 00:00:00 2026] ", utc("2026-12-01T00:00:00Z"), 0},
