@@ -28,6 +28,9 @@ func NormalizeBusID(s string) string {
 	var domainText, busText, rest string
 	if second := strings.IndexByte(s[first+1:], ':'); second >= 0 {
 		domainText, busText, rest = s[:first], s[first+1:first+1+second], s[first+2+second:]
+		if domainText == "" {
+			return "" // ":3b:00.0": the domain's colon without a domain
+		}
 	} else {
 		busText, rest = s[:first], s[first+1:]
 	}

@@ -175,3 +175,85 @@ func TestParseLineNonXidDoesNotAllocate(t *testing.T) {
 		t.Errorf("ParseLine on a non-Xid line allocates %v times", n)
 	}
 }
+
+// TestParseXidFieldEdges pins the edges of the Xid line's fields: code
+// length, what may follow the code, MIG fields, pid and name at the end of
+// the line.
+func TestParseXidFieldEdges(t *testing.T) {
+	const pre = "NVRM: Xid (PCI:0000:3b:00"
+	tests := []struct {
+		note, line string
+		want       Event // BusID is 00000000:3B:00.0 in all
+	}{
+		{"five-digit code", pre + "): 12345, x", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 12345, Message: "x"}},
+		{"code then a space", pre + "): 43 Ch 00000010", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 43, Message: "Ch 00000010"}},
+		{"code then a tab", pre + "): 43\tCh 00000010", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 43, Message: "Ch 00000010"}},
+		{"code then a newline", pre + "): 43\n", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 43}},
+		{"name at the end of the line", pre + "): 13, pid=7, name=python3", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 13, PID: 7, HasPID: true, ProcessName: "python3"}},
+		{"pid at the end of the line", pre + "): 13, pid=7,", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 13, PID: 7, HasPID: true}},
+		{"quoted pid", pre + "): 13, pid='7', name=a, b", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 13, PID: 7, HasPID: true, ProcessName: "a", Message: "b"}},
+		{"quoted unknown name", pre + "): 13, pid=7, name='<unknown>', b", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 13, PID: 7, HasPID: true, Message: "b"}},
+		{"ten-digit pid", pre + "): 13, pid=4194304000, name=a, b", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 13, PID: 4194304000, HasPID: true, ProcessName: "a", Message: "b"}},
+		{"eleven-digit pid is no pid", pre + "): 13, pid=41943040000, name=a, b", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 13, ProcessName: "a", Message: "b"}},
+		{"empty pid", pre + "): 13, pid=, name=a, b", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 13, ProcessName: "a", Message: "b"}},
+		{"pid with a letter", pre + "): 13, pid=12ab, name=a, b", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 13, ProcessName: "a", Message: "b"}},
+		{"empty MIG ids are ignored", pre + " GPU-I: GPU-CI:): 31, x", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 31, Message: "x"}},
+		{"MIG ids with letters are ignored", pre + " GPU-I:2x GPU-CI:1y): 31, x", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 31, Message: "x"}},
+		{"five-digit MIG ids", pre + " GPU-I:12345 GPU-CI:54321): 31, x", Event{Code: 31, GPUInstanceID: 12345, ComputeInstanceID: 54321, Message: "x"}},
+		{"six-digit MIG ids are ignored", pre + " GPU-I:123456 GPU-CI:654321): 31, x", Event{GPUInstanceID: -1, ComputeInstanceID: -1, Code: 31, Message: "x"}},
+		{"MIG id zero", pre + " GPU-I:0 GPU-CI:0): 31, x", Event{Code: 31, GPUInstanceID: 0, ComputeInstanceID: 0, Message: "x"}},
+		{"unknown location field is ignored", pre + " foo GPU-CI:3): 31, x", Event{GPUInstanceID: -1, ComputeInstanceID: 3, Code: 31, Message: "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.note, func(t *testing.T) {
+			want := tt.want
+			want.BusID = "00000000:3B:00.0"
+			got, ok := ParseLine(tt.line)
+			if !ok || got != want {
+				t.Errorf("ParseLine(%q)\n got  %+v, %v\n want %+v", tt.line, got, ok, want)
+			}
+		})
+	}
+}
+
+// Lines close to an Xid line that are none.
+func TestParseLineNearMisses(t *testing.T) {
+	for _, line := range []string{
+		"NVRM: Xid (PCI:0000:3b:00): 123456, six-digit code",
+		"NVRM: Xid (PCI:0000:3b:00): 31:x",
+		"NVRM: Xid (PCI:0000:3b:00):31, no space after the colon",
+		"NVRM: Xid (): 31, no bus",
+		"NVRM: GPU 0000:3b:00.0 GPU has fallen off the bus.",
+		"NVRM: GPU zz:3b:00: GPU has fallen off the bus.",
+		"NVRM: GPU 0000:3b:00.0: GPU is fine",
+	} {
+		if ev, ok := ParseLine(line); ok {
+			t.Errorf("ParseLine(%q) = %+v, want not ok", line, ev)
+		}
+	}
+}
+
+// leadingInt reads at most maxDigits digits and refuses a longer number
+// rather than reading part of it.
+func TestLeadingInt(t *testing.T) {
+	tests := []struct {
+		s         string
+		maxDigits int
+		v, n      int
+	}{
+		{"12345", 5, 12345, 5},
+		{"12345x", 5, 12345, 5},
+		{"123450", 5, 0, 0},
+		{"123459", 5, 0, 0},
+		{"09", 2, 9, 2},
+		{"0/", 2, 0, 1},
+		{"9:", 2, 9, 1},
+		{"x1", 5, 0, 0},
+		{"", 5, 0, 0},
+	}
+	for _, tt := range tests {
+		if v, n := leadingInt(tt.s, tt.maxDigits); v != tt.v || n != tt.n {
+			t.Errorf("leadingInt(%q, %d) = %d, %d; want %d, %d", tt.s, tt.maxDigits, v, n, tt.v, tt.n)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -32,6 +33,10 @@ func BootTimeFrom(uptimePath string, now time.Time) (time.Time, error) {
 	return bootTimeFromUptime(f, now)
 }
 
+// maxUptimeSecs is the longest uptime a time.Duration holds (292 years);
+// a larger one would overflow the conversion below.
+const maxUptimeSecs = float64(math.MaxInt64 / int64(time.Second))
+
 // bootTimeFromUptime parses /proc/uptime's first field, "12345.67 …".
 func bootTimeFromUptime(r io.Reader, now time.Time) (time.Time, error) {
 	line, err := bufio.NewReader(io.LimitReader(r, 256)).ReadString('\n')
@@ -40,7 +45,7 @@ func bootTimeFromUptime(r io.Reader, now time.Time) (time.Time, error) {
 	}
 	field, _, _ := strings.Cut(strings.TrimSpace(line), " ")
 	secs, err := strconv.ParseFloat(field, 64)
-	if err != nil || !(secs >= 0 && secs <= 1e10) { // also rejects NaN
+	if err != nil || !(secs >= 0 && secs <= maxUptimeSecs) { // also rejects NaN
 		return time.Time{}, fmt.Errorf("parse uptime %q: not a number of seconds", field)
 	}
 	return now.Add(-time.Duration(secs * float64(time.Second))).Round(10 * time.Millisecond), nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -272,7 +273,15 @@ func TestOpenPermissionDenied(t *testing.T) {
 
 // fakeDevice returns scripted reads, as /dev/kmsg would.
 type fakeDevice struct {
-	reads []any // string: one record; error: a failed read
+	// string: one record; error: a failed read; func() error: called, and
+	// its error is the read's. Past the script a read fails with
+	// os.ErrClosed.
+	reads []any
+
+	mu sync.Mutex
+	// onDeadline, when set, sees every SetReadDeadline (also from the
+	// goroutine context.AfterFunc runs).
+	onDeadline func(time.Time)
 }
 
 func (f *fakeDevice) Read(p []byte) (int, error) {
@@ -281,16 +290,32 @@ func (f *fakeDevice) Read(p []byte) (int, error) {
 	}
 	next := f.reads[0]
 	f.reads = f.reads[1:]
-	if err, ok := next.(error); ok {
-		return 0, err
+	switch next := next.(type) {
+	case error:
+		return 0, next
+	case func() error:
+		return 0, next()
 	}
 	return copy(p, next.(string)), nil
 }
-func (f *fakeDevice) Close() error                    { return nil }
-func (f *fakeDevice) Seek(int64, int) (int64, error)  { return 0, nil }
-func (f *fakeDevice) SetReadDeadline(time.Time) error { return nil }
-func (f *fakeDevice) Stat() (fs.FileInfo, error)      { return nil, errors.ErrUnsupported }
-func (f *fakeDevice) String() string                  { return fmt.Sprint(len(f.reads)) }
+func (f *fakeDevice) Close() error                   { return nil }
+func (f *fakeDevice) Seek(int64, int) (int64, error) { return 0, nil }
+func (f *fakeDevice) SetReadDeadline(t time.Time) error {
+	f.mu.Lock()
+	hook := f.onDeadline
+	f.mu.Unlock()
+	if hook != nil {
+		hook(t)
+	}
+	return nil
+}
+func (f *fakeDevice) setOnDeadline(hook func(time.Time)) {
+	f.mu.Lock()
+	f.onDeadline = hook
+	f.mu.Unlock()
+}
+func (f *fakeDevice) Stat() (fs.FileInfo, error) { return nil, errors.ErrUnsupported }
+func (f *fakeDevice) String() string             { return fmt.Sprint(len(f.reads)) }
 
 func TestReaderDeviceOverrun(t *testing.T) {
 	dev := &fakeDevice{reads: []any{
@@ -355,4 +380,28 @@ func TestReaderDevKmsg(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	r.Close()
 	expectErr(t, errc, ErrClosed)
+}
+
+// A zero or negative PollInterval means DefaultPollInterval; a positive one
+// is kept.
+func TestPollInterval(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{
+		0: DefaultPollInterval, -time.Second: DefaultPollInterval, time.Nanosecond: time.Nanosecond, testPoll: testPoll,
+	} {
+		if got := newReader("x", &fakeDevice{}, false, Options{PollInterval: in}).poll; got != want {
+			t.Errorf("PollInterval %v: poll every %v, want %v", in, got, want)
+		}
+	}
+}
+
+// Sequence numbers: consecutive ones lose nothing, a gap counts the
+// missing records, a lower one (a reboot, a file replayed) starts afresh.
+func TestNoteSeq(t *testing.T) {
+	r := newReader("x", &fakeDevice{}, false, Options{})
+	for _, seq := range []uint64{5, 6, 7, 10, 3, 4, 4, 6} {
+		r.noteSeq(seq)
+	}
+	if got := r.Stats().Lost; got != 2+1 {
+		t.Errorf("Lost = %d, want 3 (8, 9 and 5)", got)
+	}
 }

@@ -3,6 +3,7 @@ package kmsg
 import (
 	"errors"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 )
@@ -110,4 +111,70 @@ func equalRecord(a, b Record) bool {
 	return a.Level == b.Level && a.Facility == b.Facility && a.Seq == b.Seq &&
 		a.Monotonic == b.Monotonic && a.Flags == b.Flags && a.Text == b.Text &&
 		maps.Equal(a.Dict, b.Dict) && (a.Dict == nil) == (b.Dict == nil)
+}
+
+// The largest values each header field takes: a priority that fits an
+// int32 and a timestamp that fits a time.Duration.
+func TestParseRecordLimits(t *testing.T) {
+	rec, err := ParseRecord([]byte("2147483647,1,9223372036854775,-;limits\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Record{Level: 7, Facility: 1<<28 - 1, Seq: 1, Monotonic: 9223372036854775 * time.Microsecond, Flags: "-", Text: "limits"}
+	if !equalRecord(rec, want) {
+		t.Errorf("ParseRecord = %+v, want %+v", rec, want)
+	}
+}
+
+// Errors say which part of the record is wrong.
+func TestParseRecordErrorNamesThePart(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"6,1,2,- no semicolon", "no ';'"},
+		{";text", "header has 1 fields"},
+		{"6;one field", "header has 1 fields"},
+		{"6,1;two fields", "header has 2 fields"},
+		{"6,1,2;three fields", "header has 3 fields"},
+		{",1,2,-;empty priority", `priority ""`},
+		{"6,,2,-;empty sequence", `sequence ""`},
+		{"6,1,,-;empty timestamp", `timestamp ""`},
+		{"6,1,9223372036854776,-;past Duration", `timestamp "9223372036854776"`},
+		{"6,1,2,-;t\nK=v", "does not start with a space"},
+		{"6,1,2,-;t\n K", "is not KEY=value"},
+	}
+	for _, tt := range tests {
+		_, err := ParseRecord([]byte(tt.in))
+		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseRecord(%q) = %v, want ErrMalformed saying %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+// Flags other than the three the kernel prints are kept verbatim.
+func TestParseRecordOtherFlags(t *testing.T) {
+	for _, flags := range []string{"-", "c", "+", "", "x"} {
+		rec, err := ParseRecord([]byte("6,1,1," + flags + ";t"))
+		if err != nil || rec.Flags != flags {
+			t.Errorf("flags %q: got %q, %v", flags, rec.Flags, err)
+		}
+	}
+}
+
+// The kernel writes \xNN in lower case; upper case decodes too, and only
+// hex digits make an escape.
+func TestUnescapeHexDigits(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`\x30\x39\x61\x66\x41\x46`, "09afAF"},
+		{`\x5C\x5c`, `\\`},
+		{`\x4a\x4A\x4f\x4F`, "JJOO"},
+		// One byte beyond each digit range: '/', ':', '@', 'G', '`', 'g'.
+		{`\x/0\x:0\x@0\xG0\x` + "`0" + `\xg0`, `\x/0\x:0\x@0\xG0\x` + "`0" + `\xg0`},
+		{`\x0/\x0:\x0@\x0G\x0` + "`" + `\x0g`, `\x0/\x0:\x0@\x0G\x0` + "`" + `\x0g`},
+		{`end\x4`, `end\x4`},
+		{`\x41`, "A"},
+	}
+	for _, tt := range tests {
+		if got := unescape([]byte(tt.in)); got != tt.want {
+			t.Errorf("unescape(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 }
