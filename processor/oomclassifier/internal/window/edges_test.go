@@ -316,3 +316,24 @@ func TestXidWindowIsInclusive(t *testing.T) {
 	assert.Equal(t, 1, s.ObserveXid("h", Xid{T: at(3 * time.Minute), Code: 6}).XidsCapped)
 	assert.Equal(t, []time.Duration{2 * time.Minute, 3 * time.Minute, 15 * time.Minute, 15*time.Minute + 1}, times(), "the oldest goes for the cap")
 }
+
+// TestProcessSampleOlderThanTheWindowEvictsNothing: a process point too old to be stored must
+// not create an (empty) process entry, which at the cap would push out a live process.
+func TestProcessSampleOlderThanTheWindowEvictsNothing(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxProcessesPerGPU = 2
+	s := New(cfg)
+	k := GPUKey{HWID: "GPU-a"}
+	s.Observe(k, GPUInfo{Index: -1}, scrape(sec(1000), 1, map[int]int64{1: 1, 2: 1}))
+	before := s.Bytes()
+	of := s.Observe(k, GPUInfo{Index: -1}, []Sample{{Kind: ProcessBytes, T: sec(0), V: gib, Process: ProcessInfo{PID: 3}}})
+	assert.Zero(t, of.ProcessesEvicted)
+	g := s.hosts[""].gpus["GPU-a"]
+	assert.Contains(t, g.procs, 1)
+	assert.Contains(t, g.procs, 2)
+	assert.NotContains(t, g.procs, 3)
+	assert.Equal(t, before, s.Bytes())
+	snap, ok := s.Snapshot(Query{At: t0.Add(1000 * time.Second), PID: -1, DeviceIndex: -1})
+	require.True(t, ok)
+	assert.Len(t, snap.Processes, 2)
+}
