@@ -114,20 +114,25 @@ func TestPIDZeroIsAPID(t *testing.T) {
 	assert.Len(t, snap.Processes[0].Series, 3)
 }
 
-// TestUnknownIndexMatchesNoOrdinal: GPUs whose resources never named nvidia.gpu.index are not
-// picked by any ordinal written in a message; one that names it later is.
+// TestUnknownIndexMatchesNoOrdinal: a GPU whose resources never named nvidia.gpu.index is
+// picked by no ordinal written in a message; once it names one, it keeps it.
 func TestUnknownIndexMatchesNoOrdinal(t *testing.T) {
 	s := New(testConfig())
-	for _, id := range []string{"GPU-a", "GPU-b"} {
-		s.Observe(GPUKey{Host: "h", HWID: id}, GPUInfo{Index: -1}, scrape(sec(0), 1, nil))
+	s.Observe(GPUKey{Host: "h", HWID: "GPU-a"}, GPUInfo{Index: 0}, scrape(sec(0), 1, nil))
+	s.Observe(GPUKey{Host: "h", HWID: "GPU-b"}, GPUInfo{Index: -1}, scrape(sec(0), 1, nil))
+	q := func(at time.Time, idx int) (Snapshot, bool) {
+		return s.Snapshot(Query{Host: "h", At: at, PID: -1, DeviceIndex: idx})
 	}
-	for _, idx := range []int{-1, 0, 1} {
-		_, ok := s.Snapshot(Query{Host: "h", At: t0, PID: -1, DeviceIndex: idx})
+	for _, idx := range []int{-1, 1, 2} {
+		_, ok := q(t0, idx)
 		assert.False(t, ok, "ordinal %d", idx)
 	}
-	s.Observe(GPUKey{Host: "h", HWID: "GPU-b"}, GPUInfo{Index: 0}, scrape(sec(1), 1, nil))
-	s.Observe(GPUKey{Host: "h", HWID: "GPU-b"}, GPUInfo{Index: -1}, scrape(sec(2), 1, nil)) // keeps 0
-	snap, ok := s.Snapshot(Query{Host: "h", At: t0.Add(2 * time.Second), PID: -1, DeviceIndex: 0})
+	snap, ok := q(t0, 0)
+	require.True(t, ok)
+	assert.Equal(t, "GPU-a", snap.HWID)
+	s.Observe(GPUKey{Host: "h", HWID: "GPU-b"}, GPUInfo{Index: 2}, scrape(sec(1), 1, nil))
+	s.Observe(GPUKey{Host: "h", HWID: "GPU-b"}, GPUInfo{Index: -1}, scrape(sec(2), 1, nil)) // keeps 2
+	snap, ok = q(t0.Add(2*time.Second), 2)
 	require.True(t, ok)
 	assert.Equal(t, "GPU-b", snap.HWID)
 	assert.Equal(t, MatchedByDeviceIndex, snap.MatchedBy)
