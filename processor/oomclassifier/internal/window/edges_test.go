@@ -337,3 +337,15 @@ func TestProcessSampleOlderThanTheWindowEvictsNothing(t *testing.T) {
 	require.True(t, ok)
 	assert.Len(t, snap.Processes, 2)
 }
+
+// TestZeroXidCapMeansNoCap: as for the other caps, zero means none (Config): every Xid of the
+// window is kept.
+func TestZeroXidCapMeansNoCap(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxXidsPerHost = 0
+	s := New(cfg)
+	for i := 0; i < 50; i++ {
+		require.Zero(t, s.ObserveXid("h", Xid{T: t0.Add(time.Duration(i) * time.Second), Code: 43}).XidsCapped)
+	}
+	assert.Len(t, s.hosts["h"].xids, 50)
+}
