@@ -2,6 +2,7 @@ package window
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,6 +85,9 @@ func TestCheckpointedSeries(t *testing.T) {
 		m = append(m, p)
 	}
 	require.Len(t, s.ckpts(), 5)
+	// The byte budget counts the checkpoints too, at their real size.
+	require.Equal(t, int64(unsafe.Sizeof(state{})), int64(stateSize))
+	require.Equal(t, int64(cap(s.buf))+int64(cap(s.ck))*int64(unsafe.Sizeof(state{})), s.footprint())
 	check := func(what string) {
 		t.Helper()
 		require.Equal(t, m, all(&s), what)
@@ -100,17 +104,21 @@ func TestCheckpointedSeries(t *testing.T) {
 		require.Equal(t, modelBetween(m, from, to), s.appendBetween(nil, from, to), what)
 	}
 	check("in order")
-	for _, late := range []Point{
-		{m[100].T + 1, 1},                // before the first checkpoint
-		{m[ckptEvery].T, 7 << 21},        // at a checkpoint: replaces its value
-		{m[ckptEvery+200].T - 1, 3},      // between checkpoints
-		{m[4*ckptEvery+1].T + 1, 5},      // just after the last checkpoint
-		{m[0].T - 1, 9},                  // before the first point
-		{m[len(m)-2].T + 1, 11},          // within the tail
-		{m[2*ckptEvery].T - 1, 13 << 21}, // just before a checkpoint
+	// Each late point is placed against the checkpoints and tail as they stand when it comes.
+	for _, late := range []func() Point{
+		func() Point { return Point{m[100].T + 1, 1} },              // before the first checkpoint
+		func() Point { return Point{s.ckpts()[1].t, 7 << 21} },      // at a checkpoint: replaces its value
+		func() Point { return Point{s.ckpts()[1].t + 1, 3} },        // just after one
+		func() Point { return Point{s.ckpts()[2].t - 1, 13 << 21} }, // just before one
+		func() Point { return Point{m[0].T - 1, 9} },                // before the first point
+		func() Point { return Point{m[0].T, 10} },                   // at the first point
+		func() Point { return Point{s.tail.t, 11} },                 // at the tail
+		func() Point { return Point{s.tail.t + 1, 12} },             // just after it
+		func() Point { return Point{m[len(m)-2].T, 14} },            // at the point before the newest
 	} {
-		s.add(late.T, late.V)
-		m = modelAdd(m, late, false)
+		p := late()
+		s.add(p.T, p.V)
+		m = modelAdd(m, p, false)
 		check("late point")
 	}
 	cut := m[3*ckptEvery].T + 1
@@ -118,4 +126,44 @@ func TestCheckpointedSeries(t *testing.T) {
 	m = modelTrim(m, cut)
 	check("trimmed past three checkpoints")
 	assert.Equal(t, m[0], s.first())
+}
+
+// TestDropAcrossCheckpoints: the per-series cap drops exactly the oldest points asked for,
+// whether the new first point is before, at or after a checkpoint.
+func TestDropAcrossCheckpoints(t *testing.T) {
+	var s series
+	var m []Point
+	for i := 0; i < 5*ckptEvery+17; i++ {
+		p := Point{sec(i), int64(i%11) << 21}
+		s.add(p.T, p.V)
+		m = append(m, p)
+	}
+	for _, k := range []int{1, ckptEvery - 2, 1, 1, ckptEvery, ckptEvery + 1, 0} {
+		s.drop(k)
+		m = m[k:]
+		require.Equal(t, len(m), s.len(), "after dropping %d", k)
+		require.Equal(t, m[0], s.first(), "after dropping %d", k)
+		require.Equal(t, m, all(&s), "after dropping %d", k)
+	}
+}
+
+// TestSeriesGrowsWhileTrimmed: a series whose window is still widening grows its array while
+// its front is trimmed; the bits after the dropped front must move with it.
+func TestSeriesGrowsWhileTrimmed(t *testing.T) {
+	var s series
+	var m []Point
+	for i := 0; i < 4000; i++ {
+		// Noisy values (about 4 bytes a point) and a trim after each point: the front moves
+		// by less than the array must grow, so it grows with dropped bytes at its front.
+		p := Point{sec(i) + int64(i%7)*90_000, int64((i*i*7919)%1000003) << 3}
+		s.add(p.T, p.V)
+		m = append(m, p)
+		cut := sec(i / 3)
+		s.trim(cut)
+		m = modelTrim(m, cut)
+		if i%500 == 0 {
+			require.Equal(t, m, all(&s), "point %d", i)
+		}
+	}
+	require.Equal(t, m, all(&s))
 }
