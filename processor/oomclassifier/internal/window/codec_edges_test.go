@@ -2,6 +2,7 @@ package window
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -81,10 +82,14 @@ func TestCheckpointedSeries(t *testing.T) {
 	var m []Point
 	for i := 0; i < n; i++ {
 		p := Point{sec(i) + int64(i%5)*100_000, int64(i/7) << 21}
+		if i == ckptEvery-1 { // a nanosecond before the first checkpoint
+			p.T = sec(ckptEvery) + int64(ckptEvery%5)*100_000 - 1
+		}
 		s.add(p.T, p.V)
 		m = append(m, p)
 	}
 	require.Len(t, s.ckpts(), 5)
+	require.Equal(t, m[ckptEvery].T, s.ckpts()[0].t)
 	// The byte budget counts the checkpoints too, at their real size.
 	require.Equal(t, int64(unsafe.Sizeof(state{})), int64(stateSize))
 	require.Equal(t, int64(cap(s.buf))+int64(cap(s.ck))*int64(unsafe.Sizeof(state{})), s.footprint())
@@ -102,6 +107,19 @@ func TestCheckpointedSeries(t *testing.T) {
 		}
 		from, to := m[ckptEvery-3].T, m[2*ckptEvery+3].T
 		require.Equal(t, modelBetween(m, from, to), s.appendBetween(nil, from, to), what)
+		// Ranges starting at, and a nanosecond before, each state a read starts from.
+		for _, st := range append([]state{s.start, s.tail, s.last}, s.ckpts()...) {
+			for _, from := range []int64{st.t - 1, st.t} {
+				to := from + int64(20*time.Second)
+				require.Equal(t, modelBetween(m, from, to), s.appendBetween(nil, from, to), "%s: from %d", what, from)
+				require.Equal(t, len(modelBetween(m, from, to)) > 0, s.any(from, to), "%s: any from %d", what, from)
+			}
+			upTo := s.appendBetween(nil, st.t-int64(time.Hour), st.t)
+			require.Equal(t, Point{st.t, st.v}, upTo[len(upTo)-1], "%s: a range ending at a state", what)
+		}
+		first := m[0]
+		require.Equal(t, []Point{first}, s.appendBetween(nil, first.T-int64(time.Hour), first.T), "%s: a range ending at the first point", what)
+		require.True(t, s.any(m[len(m)-1].T, m[len(m)-1].T), "%s: a range of the newest instant", what)
 	}
 	check("in order")
 	// Each late point is placed against the checkpoints and tail as they stand when it comes.

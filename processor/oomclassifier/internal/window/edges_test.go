@@ -188,6 +188,12 @@ func TestLatePointAtTheWindowEdgeIsMerged(t *testing.T) {
 	s.Observe(k, GPUInfo{Index: -1}, []Sample{{Kind: Used, T: edge - 1, V: 4}})
 	g := s.hosts[""].gpus["GPU-a"]
 	assert.Equal(t, []Point{{sec(50), 1}, {edge, 3}, {sec(1000), 2}}, all(&g.gauges[Used]))
+	// The same edge for a process's points.
+	s.Observe(k, GPUInfo{Index: -1}, []Sample{{Kind: ProcessBytes, T: edge, V: 5, Process: ProcessInfo{PID: 1}}})
+	s.Observe(k, GPUInfo{Index: -1}, []Sample{{Kind: ProcessBytes, T: edge - 1, V: 6, Process: ProcessInfo{PID: 2}}})
+	require.Contains(t, g.procs, 1)
+	assert.Equal(t, []Point{{edge, 5}}, all(&g.procs[1].s))
+	assert.NotContains(t, g.procs, 2)
 }
 
 // TestWindowIsTrimmedAsItSlides: the periodic trim keeps at most a 64th of the window of

@@ -81,6 +81,17 @@ func TestProcessAtTheWindowStartIsListed(t *testing.T) {
 	require.Len(t, snap.Processes, 1)
 	assert.Equal(t, []Point{{sec(0), gib}}, snap.Processes[0].Series)
 	assert.Len(t, snap.Usage, 2)
+
+	// With a second GPU the pid picks its GPU, from the same edge.
+	s.Observe(GPUKey{HWID: "GPU-b"}, GPUInfo{Index: -1}, scrape(sec(900), 1, nil))
+	snap, ok = s.Snapshot(Query{At: t0.Add(15 * time.Minute), PID: 9, DeviceIndex: -1})
+	require.True(t, ok)
+	assert.Equal(t, "GPU-a", snap.HWID)
+	assert.Equal(t, MatchedByPID, snap.MatchedBy)
+	// And a query at the first sample's instant has that sample as its whole usage history.
+	snap, ok = s.Snapshot(Query{At: t0, PID: -1, DeviceIndex: -1})
+	require.True(t, ok, "GPU-b has no sample near t0: only GPU-a is alive then")
+	assert.Equal(t, []Point{{sec(0), gib}}, snap.Usage)
 }
 
 // TestSampleAgeIsOfTheUsageSample: the age reported is that of the usage point used, not of
