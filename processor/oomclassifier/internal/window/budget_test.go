@@ -146,3 +146,47 @@ func BenchmarkEvictAtCap(b *testing.B) {
 		b.Fatalf("%d evictions in %d arrivals", evicted, b.N)
 	}
 }
+
+// recount is what Bytes should be: each GPU's fixed cost and every array it holds, summed
+// afresh rather than followed incrementally.
+func recount(s *Store) int64 {
+	var n int64
+	for _, h := range s.hosts {
+		for _, g := range h.gpus {
+			n += gpuBytes
+			for i := range g.gauges {
+				n += g.gauges[i].footprint()
+			}
+			for _, m := range g.labelled {
+				for _, ls := range m {
+					n += ls.footprint()
+				}
+			}
+			for _, p := range g.procs {
+				n += procBytes + p.s.footprint()
+			}
+		}
+	}
+	return n
+}
+
+// TestBytesStaysTheSumOfWhatIsHeld: through process churn (new, capped, aged out), sample
+// caps, trims and GPU evictions, the incrementally kept count never drifts from a recount.
+func TestBytesStaysTheSumOfWhatIsHeld(t *testing.T) {
+	cfg := testConfig()
+	cfg.Window = 64 * time.Second
+	cfg.MaxGPUs, cfg.MaxProcessesPerGPU, cfg.MaxSamplesPerGPU = 3, 3, 100
+	s := New(cfg)
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 600; i++ {
+		g := r.IntN(4)
+		procs := map[int]int64{}
+		for k := 0; k < 1+r.IntN(4); k++ {
+			procs[100*g+r.IntN(6)] = int64(r.IntN(8))
+		}
+		ss := scrape(sec(i), int64(r.IntN(40)), procs)
+		ss = append(ss, Sample{Kind: RetiredPages, T: sec(i), V: int64(i / 50), Label: "sbe"})
+		s.Observe(GPUKey{Host: "h" + strconv.Itoa(g%2), HWID: "GPU-" + strconv.Itoa(g)}, GPUInfo{Index: g}, ss)
+		require.Equal(t, recount(s), s.Bytes(), "after observation %d", i)
+	}
+}

@@ -213,6 +213,11 @@ func (s *Store) Observe(key GPUKey, info GPUInfo, samples []Sample) Overflow {
 	nproc := 0
 	for i := range samples {
 		if sm := &samples[i]; sm.Kind == ProcessBytes {
+			if sm.T < g.newest-int64(s.cfg.Window) {
+				// Too old to be stored (see addPoint): an entry without points would cost
+				// a live process its place at the cap.
+				continue
+			}
 			g.addProcess(sm, nproc, s.cfg, &of)
 			nproc++
 		} else {
