@@ -91,8 +91,9 @@ func TestDeviceEdges(t *testing.T) {
 		want int
 	}{
 		{"cuda:1 out of memory", 1},
-		{"out of memory on GPU ", -1}, // label at the very end
-		{"on GPU 1048576", 1 << 20},   // the largest ordinal taken
+		{"out of memory on GPU ", -1},   // label at the very end
+		{"out of memory on GPU  3", -1}, // the ordinal follows its label directly
+		{"on GPU 1048576", 1 << 20},     // the largest ordinal taken
 		{"on GPU 1048577", -1},
 		{"a [7] b\nhost:1:2 NCCL WARN Cuda failure", -1}, // the bracket is on another line
 		{"[3] alloc.h:178 NCCL WARN Cuda failure", -1},   // no host before the bracket
