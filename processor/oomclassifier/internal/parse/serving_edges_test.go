@@ -35,8 +35,8 @@ func TestParseGGMLEdges(t *testing.T) {
 
 func TestParseGGMLCurrentDeviceWindow(t *testing.T) {
 	// ggml_cuda_error's "current device: <d>" is read within 256 bytes of
-	// "CUDA error: out of memory".
-	const oom, dev = "CUDA error: out of memory\n", "current device: 3, in function ggml_cuda_op_mul_mat at ggml-cuda.cu:1"
+	// "CUDA error: out of memory" (which is not at offset 0 here).
+	const pre, oom, dev = "ggml_cuda_compute_forward: ", "CUDA error: out of memory\n", "current device: 3, in function ggml_cuda_op_mul_mat at ggml-cuda.cu:1"
 	for _, tt := range []struct {
 		gap  int
 		want int
@@ -45,7 +45,7 @@ func TestParseGGMLCurrentDeviceWindow(t *testing.T) {
 		{255 - len(oom), 3},
 		{256 - len(oom), -1},
 	} {
-		r, ok := parseGGML(oom + strings.Repeat(".", tt.gap) + dev)
+		r, ok := parseGGML(pre + oom + strings.Repeat(".", tt.gap) + dev)
 		if !ok || r.DeviceIndex != tt.want {
 			t.Errorf("device label %d bytes after: %v, device %d; want %d", len(oom)+tt.gap, ok, r.DeviceIndex, tt.want)
 		}
