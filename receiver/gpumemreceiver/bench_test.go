@@ -11,19 +11,7 @@ import (
 // BenchmarkScrape: one scrape of 8 GPUs × 16 processes on go-nvml's mock (whose call
 // recording is part of the cost; see BenchmarkMockCalls to subtract it).
 func BenchmarkScrape(b *testing.B) {
-	gpus := make([]*fakeGPU, 8)
-	tree := map[uint32]procEntry{}
-	for i := range gpus {
-		g := newFakeGPU(i)
-		g.remap = &[4]int{0, 0, 0, 0}
-		g.ecc = &[2]uint64{0, 0}
-		for p := 0; p < 16; p++ {
-			pid := uint32(1000 + 100*i + p)
-			g.compute = append(g.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
-			tree[pid] = procEntry{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
-		}
-		gpus[i] = g
-	}
+	gpus, tree := benchNode()
 	r := startWith(b, newFakeNVML(gpus...), procTree(tree))
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -93,4 +81,23 @@ func BenchmarkScrapeMIG(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/8, "ns/resource")
+}
+
+// benchNode is the benchmarks' node: 8 GPUs with 16 containerised processes of 1 GiB each
+// (so process.vpid and the container attributes are set), and its /proc.
+func benchNode() ([]*fakeGPU, map[uint32]procEntry) {
+	gpus := make([]*fakeGPU, 8)
+	tree := map[uint32]procEntry{}
+	for i := range gpus {
+		g := newFakeGPU(i)
+		g.remap = &[4]int{0, 0, 0, 0}
+		g.ecc = &[2]uint64{0, 0}
+		for p := 0; p < 16; p++ {
+			pid := uint32(1000 + 100*i + p)
+			g.compute = append(g.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
+			tree[pid] = procEntry{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
+		}
+		gpus[i] = g
+	}
+	return gpus, tree
 }

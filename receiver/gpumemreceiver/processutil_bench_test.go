@@ -2,7 +2,6 @@ package gpumemreceiver
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -12,21 +11,13 @@ import (
 // compute mode answered: the cost of the new metrics (2 utilization points per process,
 // 1 + 3 mode points per GPU) on top of BenchmarkScrape.
 func BenchmarkScrapePmon(b *testing.B) {
-	gpus := make([]*fakeGPU, 8)
-	tree := map[uint32]procEntry{}
+	gpus, tree := benchNode()
 	on, mode := true, nvml.COMPUTEMODE_DEFAULT
-	for i := range gpus {
-		g := newFakeGPU(i)
-		g.remap = &[4]int{0, 0, 0, 0}
-		g.ecc = &[2]uint64{0, 0}
+	for _, g := range gpus {
 		g.persistence, g.computeMode = &on, &mode
-		for p := 0; p < 16; p++ {
-			pid := uint32(1000 + 100*i + p)
-			g.compute = append(g.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
-			g.pmon = append(g.pmon, nvml.ProcessUtilizationSample{Pid: pid, TimeStamp: 1, SmUtil: 40, MemUtil: 10})
-			tree[pid] = procEntry{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
+		for _, p := range g.compute {
+			g.pmon = append(g.pmon, nvml.ProcessUtilizationSample{Pid: p.Pid, TimeStamp: 1, SmUtil: 40, MemUtil: 10})
 		}
-		gpus[i] = g
 	}
 	r := startWith(b, newFakeNVML(gpus...), procTree(tree))
 	ctx := context.Background()

@@ -2,11 +2,9 @@ package gpumemreceiver
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/receiver/receivertest"
@@ -24,19 +22,7 @@ func BenchmarkScrapeRunway(b *testing.B) {
 		growing bool
 	}{{"off", false, false}, {"flat", true, false}, {"growing", true, true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			gpus := make([]*fakeGPU, 8)
-			tree := map[uint32]procEntry{}
-			for i := range gpus {
-				g := newFakeGPU(i)
-				g.remap = &[4]int{0, 0, 0, 0}
-				g.ecc = &[2]uint64{0, 0}
-				for p := 0; p < 16; p++ {
-					pid := uint32(1000 + 100*i + p)
-					g.compute = append(g.compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: uint64(gib)})
-					tree[pid] = procEntry{fmt.Sprintf("worker%d", p), "0::/kubepods/besteffort/pod1b2c3d4e-aaaa-bbbb-cccc-111122223333/" + hex64 + "\n"}
-				}
-				gpus[i] = g
-			}
+			gpus, tree := benchNode()
 			cfg := createDefaultConfig().(*Config)
 			cfg.Xid = XidConfig{}
 			cfg.Runway.Enabled = bc.enabled
