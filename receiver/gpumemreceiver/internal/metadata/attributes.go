@@ -16,6 +16,13 @@ const (
 	AttrNvidiaGpuXid             = "nvidia.gpu.xid"
 	AttrHwState                  = "hw.state"
 	AttrNvidiaGpuComputeMode     = "nvidia.gpu.compute_mode"
+	AttrK8sPodName               = "k8s.pod.name"
+	AttrK8sNamespaceName         = "k8s.namespace.name"
+	AttrK8sContainerName         = "k8s.container.name"
+
+	AttrNvidiaGpuAllocationResource      = "nvidia.gpu.allocation.resource"
+	AttrNvidiaGpuAllocationDeviceID      = "nvidia.gpu.allocation.device_id"
+	AttrNvidiaGpuProcessUnexpectedReason = "nvidia.gpu.process.unexpected.reason"
 )
 
 // Enum values of the data point attributes above.
@@ -41,6 +48,9 @@ const (
 	AttrNvidiaGpuComputeModeDefault          = "default"
 	AttrNvidiaGpuComputeModeExclusiveProcess = "exclusive_process"
 	AttrNvidiaGpuComputeModeProhibited       = "prohibited"
+
+	AttrNvidiaGpuProcessUnexpectedReasonOtherPod = "other_pod"
+	AttrNvidiaGpuProcessUnexpectedReasonNoPod    = "no_pod"
 
 	// AttrHwTypeGpu is the one value of hw.type, on data points and resources alike.
 	AttrHwTypeGpu = "gpu"
@@ -72,6 +82,12 @@ var Attributes = []AttributeDef{
 	{Name: AttrNvidiaGpuXid, Type: "int"},
 	{Name: AttrHwState, Type: "string", Enum: []string{AttrHwStateOk, AttrHwStateDegraded, AttrHwStateFailed}},
 	{Name: AttrNvidiaGpuComputeMode, Type: "string", Enum: []string{AttrNvidiaGpuComputeModeDefault, AttrNvidiaGpuComputeModeExclusiveProcess, AttrNvidiaGpuComputeModeProhibited}},
+	{Name: AttrK8sPodName, Type: "string"},
+	{Name: AttrK8sNamespaceName, Type: "string"},
+	{Name: AttrK8sContainerName, Type: "string"},
+	{Name: AttrNvidiaGpuAllocationResource, Type: "string"},
+	{Name: AttrNvidiaGpuAllocationDeviceID, Type: "string"},
+	{Name: AttrNvidiaGpuProcessUnexpectedReason, Type: "string", Enum: []string{AttrNvidiaGpuProcessUnexpectedReasonOtherPod, AttrNvidiaGpuProcessUnexpectedReasonNoPod}},
 }
 
 // Attributes of the Xid log records (not metric attributes, so not in metadata.yaml's
@@ -106,4 +122,18 @@ const (
 	LogAttrGrowth = "nvidia.gpu.memory.growth"
 	// LogAttrProcessGrowth is the growing process's own rate in bytes per second.
 	LogAttrProcessGrowth = "nvidia.gpu.process.memory.growth"
+)
+
+// Attributes of the unexpected-consumer log records (documentation.md, "Kubernetes"): one per
+// episode of a process holding memory on a GPU the kubelet did not place it on. The consumer's
+// process attributes are those of nvidia.gpu.process.memory.usage.
+const (
+	LogEventNameProcessUnexpected = "nvidia.gpu.process.unexpected"
+	// LogAttrProcessMemory is the consumer's memory on the GPU in bytes (int).
+	LogAttrProcessMemory = "nvidia.gpu.process.memory.usage"
+	// The pods the kubelet allocated the GPU to (string slices, one entry per pod; empty when
+	// the GPU is allocated to none).
+	LogAttrAllocatedPodName       = "nvidia.gpu.allocated.k8s.pod.name"
+	LogAttrAllocatedNamespaceName = "nvidia.gpu.allocated.k8s.namespace.name"
+	LogAttrAllocatedPodUID        = "nvidia.gpu.allocated.k8s.pod.uid"
 )

@@ -44,6 +44,9 @@ const (
 	NvidiaGpuProcessUtilization
 	NvidiaGpuPersistenceMode
 	NvidiaGpuComputeMode
+	NvidiaGpuAllocation
+	NvidiaGpuAllocationIdleTime
+	NvidiaGpuProcessUnexpectedCount
 	metricCount
 )
 
@@ -77,7 +80,7 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuMemoryUnattributed: {Name: "nvidia.gpu.memory.unattributed", Unit: "By", Type: Sum, Enabled: true,
 		Description: "Memory in use that no listed process accounts for: total - free - reserved - sum of per-process memory, floored at 0."},
 	NvidiaGpuProcessMemoryUsage: {Name: "nvidia.gpu.process.memory.usage", Unit: "By", Type: Sum, Enabled: true,
-		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrNvidiaGpuProcessType, AttrContainerID, AttrK8sPodUID},
+		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrNvidiaGpuProcessType, AttrContainerID, AttrK8sPodUID, AttrK8sPodName, AttrK8sNamespaceName, AttrK8sContainerName},
 		Description: "Framebuffer memory used by one process. On a GPU in MIG mode processes are reported on the MIG instance they run in."},
 	NvidiaGpuProcessCount: {Name: "nvidia.gpu.process.count", Unit: "{process}", Type: Sum, Enabled: true, Points: 2,
 		Attributes:  []string{AttrNvidiaGpuProcessType},
@@ -108,20 +111,33 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuMemoryRunway: {Name: "nvidia.gpu.memory.runway", Unit: "s", Type: Gauge, Value: Double, Enabled: true,
 		Description: "Seconds until the framebuffer is full at the current steady growth (free / growth rate of usage). Absent while usage is not growing steadily (see the runway section)."},
 	NvidiaGpuProcessMemoryGrowth: {Name: "nvidia.gpu.process.memory.growth", Unit: "By/s", Type: Gauge, Value: Double, Enabled: true,
-		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrNvidiaGpuProcessType, AttrContainerID, AttrK8sPodUID},
+		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrNvidiaGpuProcessType, AttrContainerID, AttrK8sPodUID, AttrK8sPodName, AttrK8sNamespaceName, AttrK8sContainerName},
 		Description: "Steady growth rate of one process's framebuffer memory. Absent while the process's memory is not growing steadily."},
 	HwStatus: {Name: "hw.status", Unit: "1", Type: Sum, Enabled: true, Points: 3,
 		Attributes:  []string{AttrHwType, AttrHwState},
 		Description: "GPU state as semconv's hw.status: one point per hw.state, 1 for the current state. failed: the GPU is lost (GPU_IS_LOST or Xid 79); degraded: a page retirement or row remapping waits for a reset; ok otherwise."},
 	NvidiaGpuProcessUtilization: {Name: "nvidia.gpu.process.utilization", Unit: "1", Type: Gauge, Value: Double, Enabled: true,
-		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrContainerID, AttrK8sPodUID, AttrHwGpuTask},
+		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrContainerID, AttrK8sPodUID, AttrK8sPodName, AttrK8sNamespaceName, AttrK8sContainerName, AttrHwGpuTask},
 		Description: "Fraction of the past sample period during which a process used the GPU's SMs (hw.gpu.task general) or its memory controller (memory_controller), as nvidia-smi pmon shows it. Only processes NVML sampled as busy since the previous scrape have points; not reported on a GPU in MIG mode."},
 	NvidiaGpuPersistenceMode: {Name: "nvidia.gpu.persistence_mode", Unit: "{gpu}", Type: Gauge, Enabled: true,
 		Description: "1 when persistence mode is on. With it off the driver tears the GPU's state down when the last client exits, and the next CUDA context pays for initialising it again."},
 	NvidiaGpuComputeMode: {Name: "nvidia.gpu.compute_mode", Unit: "{gpu}", Type: Gauge, Enabled: true, Points: 3,
 		Attributes:  []string{AttrNvidiaGpuComputeMode},
 		Description: "The GPU's compute mode: one point per mode, 1 for the current one and 0 for the others."},
+	NvidiaGpuAllocation: {Name: "nvidia.gpu.allocation", Unit: "{allocation}", Type: Gauge, Enabled: true,
+		Attributes:  allocationAttributes,
+		Description: "1 for each pod container the kubelet allocated the GPU (or MIG instance, or a time-sliced replica of it) to, from the kubelet's PodResources API. Absent without the PodResources socket."},
+	NvidiaGpuAllocationIdleTime: {Name: "nvidia.gpu.allocation.idle_time", Unit: "s", Type: Gauge, Value: Double, Enabled: true,
+		Attributes:  allocationAttributes,
+		Description: "Seconds since a process of the allocated pod last held memory on the GPU (since the receiver first saw the allocation, when none has): a GPU reserved for a pod that does not use it."},
+	NvidiaGpuProcessUnexpectedCount: {Name: "nvidia.gpu.process.unexpected.count", Unit: "{process}", Type: Sum, Enabled: true, Points: 2,
+		Attributes:  []string{AttrNvidiaGpuProcessUnexpectedReason},
+		Description: "Processes holding memory on the GPU that the kubelet did not place there: other_pod, a process of a pod the GPU is not allocated to; no_pod, a process outside any pod on a GPU allocated to a pod. Emitted only while PodResources answers."},
 }
+
+// allocationAttributes identify one allocation of a device to a pod's container.
+var allocationAttributes = []string{AttrK8sPodName, AttrK8sPodUID, AttrK8sNamespaceName, AttrK8sContainerName,
+	AttrNvidiaGpuAllocationResource, AttrNvidiaGpuAllocationDeviceID}
 
 // MetricByName returns the ID of a metric name.
 func MetricByName(name string) (MetricID, bool) {
