@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -15,10 +14,11 @@ import (
 
 // fileRecord is one line to append to a file at a scenario time.
 type fileRecord struct {
-	at    time.Duration
-	path  string
-	event *Event // a kmsg record; nil for a log line
-	line  string // the log line
+	at     time.Duration
+	path   string
+	event  *Event // a kmsg record; nil for a log line
+	line   string // the log line
+	format string // how a container runtime would wrap the line; "" for as it is
 }
 
 // fileWriter appends the scenario's kmsg records and log lines to their
@@ -53,7 +53,7 @@ func newFileWriter(s *Sim) *fileWriter {
 			if !slices.Contains(w.paths, p) {
 				w.paths = append(w.paths, p)
 			}
-			w.recs = append(w.recs, fileRecord{at: l.At, path: p, line: l.Line})
+			w.recs = append(w.recs, fileRecord{at: l.At, path: p, line: l.Line, format: l.Format})
 		}
 	}
 	// Stable: records at the same time keep scenario order, events first.
@@ -76,6 +76,11 @@ func (s *Sim) Start() error {
 		return errors.New("start simulator: already started")
 	}
 	w := newFileWriter(s)
+	if s.opts.PodLogsDir != "" {
+		if err := layoutPodLogs(s.opts.PodLogsDir, s.scn.Pods); err != nil {
+			return fmt.Errorf("start simulator: %w", err)
+		}
+	}
 	if len(w.paths) == 0 {
 		return nil
 	}
@@ -153,8 +158,8 @@ func (w *fileWriter) flush() error {
 			pci := w.sim.devices[r.event.GPU].pci
 			text = kmsgRecord(w.seq, w.sim.start.Add(t).Sub(w.sim.boot), xidText(*r.event, pci))
 			w.seq++
-		} else if !strings.HasSuffix(text, "\n") {
-			text += "\n"
+		} else {
+			text = runtimeLines(r.format, w.sim.start.Add(t), text)
 		}
 		if err := appendFile(r.path, text); err != nil {
 			errs = append(errs, err)

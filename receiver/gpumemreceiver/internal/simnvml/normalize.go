@@ -75,6 +75,9 @@ func (s *Scenario) Normalize() error {
 			return err
 		}
 	}
+	if err := s.normalizePods(); err != nil {
+		return err
+	}
 	for i := range s.Events {
 		if s.Events[i].Via == "" {
 			s.Events[i].Via = ViaBoth
@@ -361,6 +364,11 @@ func (l LogLine) check(path string, loop time.Duration) error {
 	}
 	if l.Line == "" {
 		return fmt.Errorf("%s.line: required", path)
+	}
+	switch l.Format {
+	case "", LogFormatCRI, LogFormatDocker:
+	default:
+		return fmt.Errorf("%s.format: %q is not one of cri, docker", path, l.Format)
 	}
 	return nil
 }

@@ -29,6 +29,8 @@ type Scenario struct {
 	GPUs     []GPU     `yaml:"gpus"`
 	Events   []Event   `yaml:"events,omitempty"`
 	LogLines []LogLine `yaml:"log_lines,omitempty"`
+	// Pods are the node's Kubernetes pods and the GPUs the kubelet allocated to them.
+	Pods []Pod `yaml:"pods,omitempty"`
 
 	// Dir is the directory of the scenario file, set by LoadScenario.
 	Dir string `yaml:"-"`
@@ -138,7 +140,17 @@ type LogLine struct {
 	// Path is relative to Options.LogDir.
 	Path string `yaml:"path"`
 	Line string `yaml:"line"`
+	// Format wraps the line as a container runtime writes it, stamped with the time it is
+	// written: cri (containerd, CRI-O: "<RFC 3339> stderr F <line>") or docker (json-file:
+	// {"log":…,"stream":"stderr","time":…}); "" writes the line as it is.
+	Format string `yaml:"format,omitempty"`
 }
+
+// Log line formats.
+const (
+	LogFormatCRI    = "cri"
+	LogFormatDocker = "docker"
+)
 
 // maxScenarioBytes bounds what LoadScenario reads: scenarios are hand-written.
 const maxScenarioBytes = 16 << 20

@@ -28,6 +28,10 @@ type Options struct {
 	// LogDir is the directory log_lines paths are relative to; empty
 	// disables log lines.
 	LogDir string
+	// PodLogsDir, when set, gets the kubelet's pod log layout for the scenario's pods
+	// (<ns>_<pod>_<uid>/<container>/) and its sibling "containers" directory the kubelet's
+	// <pod>_<ns>_<container>-<id>.log links, so pod names resolve as on a node.
+	PodLogsDir string
 	// FlushInterval is how often Start's goroutine writes due records;
 	// zero means 100ms.
 	FlushInterval time.Duration
