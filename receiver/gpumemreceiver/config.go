@@ -15,6 +15,9 @@ const (
 	backendSimulated = "simulated"
 
 	defaultKmsgPath = "/dev/kmsg"
+
+	defaultPodResourcesSocket = "/var/lib/kubelet/pod-resources/kubelet.sock"
+	defaultPodLogsDir         = "/var/log/pods"
 )
 
 // Config is the gpu_mem receiver's configuration.
@@ -25,11 +28,12 @@ type Config struct {
 	// Backend is nvml (the driver's libnvidia-ml) or simulated (a scenario replay).
 	Backend string `mapstructure:"backend"`
 	// LibraryPath is the NVML library to load; empty means the loader's default (libnvidia-ml.so.1).
-	LibraryPath string          `mapstructure:"library_path"`
-	Simulated   SimulatedConfig `mapstructure:"simulated"`
-	Processes   ProcessesConfig `mapstructure:"processes"`
-	Xid         XidConfig       `mapstructure:"xid"`
-	Runway      RunwayConfig    `mapstructure:"runway"`
+	LibraryPath string           `mapstructure:"library_path"`
+	Simulated   SimulatedConfig  `mapstructure:"simulated"`
+	Processes   ProcessesConfig  `mapstructure:"processes"`
+	Xid         XidConfig        `mapstructure:"xid"`
+	Runway      RunwayConfig     `mapstructure:"runway"`
+	Kubernetes  KubernetesConfig `mapstructure:"kubernetes"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -69,6 +73,38 @@ type RunwayConfig struct {
 	MinDuration time.Duration `mapstructure:"min_duration"`
 }
 
+// KubernetesConfig configures where the receiver learns which pod each GPU and process
+// belongs to (documentation.md, "Kubernetes").
+type KubernetesConfig struct {
+	// PodResourcesSocket is the kubelet's PodResources API (v1) socket; "" disables it. A
+	// socket that is absent (not a Kubernetes node, or not mounted) turns the source off with
+	// one INFO line.
+	PodResourcesSocket string `mapstructure:"pod_resources_socket"`
+	// PodLogsDir is the kubelet's pod log directory: its <namespace>_<pod>_<uid> names give a
+	// process's pod (known by uid from its cgroup) its name; "" disables.
+	PodLogsDir string `mapstructure:"pod_logs_dir"`
+	// RefreshInterval is how often the allocations and pod names are read again; scrapes in
+	// between use the cached answer.
+	RefreshInterval time.Duration `mapstructure:"refresh_interval"`
+}
+
+// Bounds of kubernetes.refresh_interval: a List costs the kubelet a walk of every pod, so
+// not more than once a second; and an allocation older than 10 minutes misleads.
+const (
+	minPodRefresh = time.Second
+	maxPodRefresh = 10 * time.Minute
+)
+
+func (k *KubernetesConfig) validate() []error {
+	if k.PodResourcesSocket == "" && k.PodLogsDir == "" {
+		return nil
+	}
+	if k.RefreshInterval < minPodRefresh || k.RefreshInterval > maxPodRefresh {
+		return []error{fmt.Errorf("'kubernetes.refresh_interval' must be between %s and %s, got %s", minPodRefresh, maxPodRefresh, k.RefreshInterval)}
+	}
+	return nil
+}
+
 // maxRunwayPoints bounds each history the runway keeps: 2 h of 1 s samples.
 const maxRunwayPoints = 7200
 
@@ -96,6 +132,7 @@ func (cfg *Config) Validate() error {
 		errs = append(errs, errors.New("'processes.proc_root' must not be empty when 'processes.enabled' is true"))
 	}
 	errs = append(errs, cfg.Runway.validate(cfg.CollectionInterval)...)
+	errs = append(errs, cfg.Kubernetes.validate()...)
 	return errors.Join(errs...)
 }
 

@@ -36,6 +36,9 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, "/proc", cfg.Processes.ProcRoot)
 	assert.Equal(t, "/dev/kmsg", cfg.Xid.KmsgPath)
 	assert.Equal(t, RunwayConfig{Enabled: true, WarnBelow: 15 * time.Minute, Window: 10 * time.Minute, MinDuration: 2 * time.Minute}, cfg.Runway)
+	assert.Equal(t, KubernetesConfig{
+		PodResourcesSocket: "/var/lib/kubelet/pod-resources/kubelet.sock", PodLogsDir: "/var/log/pods", RefreshInterval: 10 * time.Second,
+	}, cfg.Kubernetes, "the kubelet's own paths")
 
 	cfg, err = loadConfig(t, "custom")
 	require.NoError(t, err)
@@ -47,6 +50,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.False(t, cfg.Xid.NVMLEvents)
 	assert.Empty(t, cfg.Xid.KmsgPath)
 	assert.Equal(t, RunwayConfig{Enabled: true, WarnBelow: 30 * time.Minute, Window: 20 * time.Minute, MinDuration: 5 * time.Minute}, cfg.Runway)
+	assert.Equal(t, KubernetesConfig{PodResourcesSocket: "/host/kubelet/pod-resources/kubelet.sock", RefreshInterval: 30 * time.Second}, cfg.Kubernetes)
 	assert.False(t, cfg.Metrics["nvidia.gpu.process.memory.usage"].Enabled)
 	assert.True(t, cfg.Metrics["hw.gpu.utilization"].Enabled, "an empty switch keeps the default")
 	assert.True(t, cfg.Metrics["hw.gpu.memory.usage"].Enabled, "untouched switches keep the default")
@@ -66,6 +70,7 @@ func TestConfigErrorsNameTheirKey(t *testing.T) {
 		"unknown_key":                "colection_interval",
 		"bad_runway":                 "'runway.warn_below' must be > 0, got 0s",
 		"bad_runway_window":          "'runway.window' / 'collection_interval' must be at most 7200 samples, got 36000",
+		"bad_pod_refresh":            "'kubernetes.refresh_interval' must be between 1s and 10m0s, got 100ms",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig(t, name)
@@ -79,5 +84,8 @@ func TestConfigErrorsNameTheirKey(t *testing.T) {
 	assert.Contains(t, err.Error(), "'runway.min_duration' (11m0s) must not exceed 'runway.window' (10m0s)")
 	// A switched-off forecast is not validated.
 	_, err = loadConfig(t, "runway_off")
+	require.NoError(t, err)
+	// Neither Kubernetes source: the interval is not read.
+	_, err = loadConfig(t, "kubernetes_off")
 	require.NoError(t, err)
 }

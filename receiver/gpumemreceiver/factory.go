@@ -42,6 +42,11 @@ func createDefaultConfig() component.Config {
 		// 15 min is time to act on a page; 10 min of history gives a fit that sees through
 		// noise; 2 min of steady growth is the classifier's leak_min_duration default.
 		Runway: RunwayConfig{Enabled: true, WarnBelow: 15 * time.Minute, Window: 10 * time.Minute, MinDuration: 2 * time.Minute},
+		// The kubelet's own paths: a DaemonSet mounting them read-only at the same place
+		// needs no configuration, and on a host that is no node both are simply absent.
+		// 10 s keeps a new pod's allocation visible before its first OOM is likely, at one
+		// List per 10 s (the kubelet answers from memory).
+		Kubernetes: KubernetesConfig{PodResourcesSocket: defaultPodResourcesSocket, PodLogsDir: defaultPodLogsDir, RefreshInterval: 10 * time.Second},
 	}
 }
 
