@@ -74,6 +74,10 @@ func TestConfigTemplates(t *testing.T) {
 		"gateway.yaml.tmpl":    gatewayConfig(t, 4317),
 		"nvml.yaml.tmpl":       renderConfig(t, "nvml.yaml.tmpl", struct{ LibraryPath string }{"/lib/libnvidia-ml.so.1"}),
 		"classifier.yaml.tmpl": classifierConfig(t, classifierOptions{scenario: "/s/b.yaml", interval: "500ms", thresholds: map[string]string{"leak_min_duration": "10s"}}),
+		"kubernetes.yaml.tmpl": renderConfig(t, "kubernetes.yaml.tmpl", struct {
+			Scenario, Socket string
+			OTLPPort         int
+		}{"/s/k.yaml", "/tmp/k/kubelet.sock", 4318}),
 	}
 	for _, e := range entries {
 		assert.Contains(t, rendered, e.Name(), "template %s has no check here", e.Name())
