@@ -92,6 +92,13 @@ var pendingMetrics = map[string]string{
 	"nvidia_gpu_memory_runway_seconds":                  "nvidia.gpu.memory.runway",
 	"nvidia_gpu_process_memory_growth_bytes_per_second": "nvidia.gpu.process.memory.growth",
 	"hw_status": "hw.status",
+	// Kubernetes (issue 16): the receiver's PodResources source and the simulator's pods.
+	"nvidia_gpu_allocation_ratio":             "nvidia.gpu.allocation",
+	"nvidia_gpu_allocation_idle_time_seconds": "nvidia.gpu.allocation.idle_time",
+	"nvidia_gpu_process_unexpected_count":     "nvidia.gpu.process.unexpected.count",
+	// The workload recording rules read process series with pod names, which come with the
+	// same work as the allocation metric.
+	"k8s_workload_container:": "nvidia.gpu.allocation",
 }
 
 func declaredMetrics(t *testing.T) map[string]bool {

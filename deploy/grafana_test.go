@@ -21,8 +21,8 @@ func TestDashboardMetricsDocumented(t *testing.T) {
 	require.NoError(t, err)
 	exprs := regexp.MustCompile(`"(?:expr|definition)": "((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(string(raw), -1)
 	require.NotEmpty(t, exprs)
-	// A metric name is what a selector's brace follows.
-	names := regexp.MustCompile(`([a-z_][a-z0-9_]*)\{`)
+	// A metric name is what a selector's brace follows (a recorded series' name has colons).
+	names := regexp.MustCompile(`([a-z_:][a-z0-9_:]*)\{`)
 	seen := map[string]bool{}
 	for _, e := range exprs {
 		for _, m := range names.FindAllStringSubmatch(e[1], -1) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,6 +102,48 @@ func TestAgentMountsMatchConfig(t *testing.T) {
 		require.NotEmpty(t, ops, p.source)
 		assert.Equal(t, "container", ops[0]["type"], "%s: first operator parses the CRI format", p.source)
 		assert.Equal(t, true, get(p.config, "receivers", "file_log", "include_file_path"), "%s: the container parser needs log.file.path", p.source)
+	}
+}
+
+// The kubelet's PodResources socket is reached through a read-only mount of its directory
+// (not of the socket file, which the kubelet recreates on restart) where
+// kubernetes.pod_resources_socket says; pod_logs_dir is the /var/log/pods mount and the
+// kubelet's container symlinks are mounted read-only beside it, where the receiver looks for
+// them (the sibling "containers" directory). The socket is root-owned 0660 or stricter, so the
+// agent that connects runs as uid 0.
+func TestAgentKubernetesMounts(t *testing.T) {
+	for _, p := range agentPods(t) {
+		k8s := mapAt(p.config, "receivers", "gpu_mem", "kubernetes")
+		require.NotNil(t, k8s, "%s: gpu_mem.kubernetes", p.source)
+
+		mount, vol := p.mountFor("/var/lib/kubelet/pod-resources")
+		require.NotNil(t, mount, "%s: the PodResources directory is not mounted", p.source)
+		assert.Equal(t, true, mount["readOnly"], "%s: PodResources mount readOnly", p.source)
+		assert.Equal(t, "DirectoryOrCreate", str(vol, "hostPath", "type"), "%s: PodResources hostPath type", p.source)
+		socket := str(k8s, "pod_resources_socket")
+		assert.Equal(t, str(mount, "mountPath"), filepath.Dir(socket), "%s: pod_resources_socket is in the mounted directory", p.source)
+		assert.Equal(t, "kubelet.sock", filepath.Base(socket), p.source)
+		for _, v := range p.volumes {
+			assert.False(t, strings.HasSuffix(str(v, "hostPath", "path"), ".sock"), "%s: %s mounts a socket file; mount its directory", p.source, v["name"])
+		}
+		assert.Equal(t, 0, get(p.spec, "securityContext", "runAsUser"), "%s: the PodResources socket is root's", p.source)
+
+		mount, vol = p.mountFor("/var/log/pods")
+		require.NotNil(t, mount, p.source)
+		assert.Equal(t, true, mount["readOnly"], "%s: /var/log/pods readOnly", p.source)
+		assert.Equal(t, "Directory", str(vol, "hostPath", "type"), p.source)
+		logs := str(k8s, "pod_logs_dir")
+		assert.Equal(t, str(mount, "mountPath"), logs, "%s: pod_logs_dir", p.source)
+
+		mount, vol = p.mountFor("/var/log/containers")
+		require.NotNil(t, mount, "%s: /var/log/containers is not mounted", p.source)
+		assert.Equal(t, true, mount["readOnly"], "%s: /var/log/containers readOnly", p.source)
+		assert.Equal(t, "Directory", str(vol, "hostPath", "type"), p.source)
+		assert.Equal(t, filepath.Join(filepath.Dir(logs), "containers"), str(mount, "mountPath"), "%s: the receiver reads the symlinks beside pod_logs_dir", p.source)
+
+		interval, err := time.ParseDuration(str(k8s, "refresh_interval"))
+		require.NoError(t, err, "%s: refresh_interval", p.source)
+		assert.GreaterOrEqual(t, interval, time.Second, "%s: PodResources List at most once a second", p.source)
 	}
 }
 

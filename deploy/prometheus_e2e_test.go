@@ -313,6 +313,7 @@ func TestPrometheus(t *testing.T) {
 		var body struct {
 			Data struct {
 				Groups []struct {
+					Name  string `json:"name"`
 					Rules []struct {
 						Name      string `json:"name"`
 						Health    string `json:"health"`
@@ -322,10 +323,14 @@ func TestPrometheus(t *testing.T) {
 			} `json:"data"`
 		}
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
-		require.Len(t, body.Data.Groups, 1)
-		assert.Len(t, body.Data.Groups[0].Rules, len(loadAlertRules(t)))
-		for _, r := range body.Data.Groups[0].Rules {
-			assert.NotEqual(t, "err", r.Health, "%s: %s", r.Name, r.LastError)
+		groups := loadRuleGroups(t)
+		require.Len(t, body.Data.Groups, len(groups))
+		for i, g := range body.Data.Groups {
+			assert.Equal(t, groups[i].Name, g.Name)
+			assert.Len(t, g.Rules, len(groups[i].Rules), "group %s", g.Name)
+			for _, r := range g.Rules {
+				assert.NotEqual(t, "err", r.Health, "%s: %s", r.Name, r.LastError)
+			}
 		}
 		// GPU 5's 6 GiB zombie is already pending (for: 5m).
 		p.waitQuery(t, 10*time.Second, `ALERTS{alertname="GPUMemoryHeldByNoProcess",nvidia_gpu_index="5"}`, func(s []sample) bool { return len(s) == 1 })

@@ -15,43 +15,70 @@ import (
 	"github.com/gpumem/otelcol-gpumem/internal/xid"
 )
 
-// alertRule is one rule of deploy/prometheus/alerts.yaml.
+// alertRule is one rule of deploy/prometheus/alerts.yaml: an alert or a recording rule.
 type alertRule struct {
 	Alert       string            `yaml:"alert"`
+	Record      string            `yaml:"record"`
 	Expr        string            `yaml:"expr"`
 	Labels      map[string]string `yaml:"labels"`
 	Annotations map[string]string `yaml:"annotations"`
 }
 
-func loadAlertRules(t *testing.T) []alertRule {
+type ruleGroup struct {
+	Name  string      `yaml:"name"`
+	Rules []alertRule `yaml:"rules"`
+}
+
+func loadRuleGroups(t *testing.T) []ruleGroup {
 	t.Helper()
 	var f struct {
-		Groups []struct {
-			Rules []alertRule `yaml:"rules"`
-		} `yaml:"groups"`
+		Groups []ruleGroup `yaml:"groups"`
 	}
 	data, err := os.ReadFile("prometheus/alerts.yaml")
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(data, &f))
+	require.NotEmpty(t, f.Groups)
+	return f.Groups
+}
+
+// loadRules is every rule of every group, alerts and recording rules.
+func loadRules(t *testing.T) []alertRule {
+	t.Helper()
 	var out []alertRule
-	for _, g := range f.Groups {
+	for _, g := range loadRuleGroups(t) {
 		out = append(out, g.Rules...)
 	}
 	require.NotEmpty(t, out)
 	return out
 }
 
-// Every alert says what, where and how bad, is a page or a warning, and links to a runbook
-// section that exists in docs/runbooks.md.
+// loadAlertRules is the alerts alone.
+func loadAlertRules(t *testing.T) []alertRule {
+	t.Helper()
+	var out []alertRule
+	for _, r := range loadRules(t) {
+		if r.Alert != "" {
+			out = append(out, r)
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+// Every alert says what, where and how bad, is a page, a warning or info, and links to a
+// runbook section that exists in docs/runbooks.md. Where is the host and either the GPU or,
+// for the per-workload alert (a pod's memory over all its GPUs), the pod.
 func TestAlertRulesAreComplete(t *testing.T) {
 	runbooks, err := os.ReadFile("../docs/runbooks.md")
 	require.NoError(t, err)
 	anchors := markdownAnchors(string(runbooks))
 	for _, r := range loadAlertRules(t) {
-		assert.Contains(t, []string{"page", "warning"}, r.Labels["severity"], "%s: severity", r.Alert)
+		assert.Contains(t, []string{"page", "warning", "info"}, r.Labels["severity"], "%s: severity", r.Alert)
 		for _, k := range []string{"summary", "description"} {
 			a := r.Annotations[k]
-			assert.Contains(t, a, "$labels.nvidia_gpu_index", "%s: %s names the GPU", r.Alert, k)
+			names := strings.Contains(a, "$labels.nvidia_gpu_index") ||
+				strings.Contains(a, "$labels.k8s_pod_name") && strings.Contains(a, "$labels.k8s_namespace_name")
+			assert.True(t, names, "%s: %s names the GPU (nvidia_gpu_index) or the pod (namespace and name)", r.Alert, k)
 			assert.Contains(t, a, "$labels.host_name", "%s: %s names the host", r.Alert, k)
 		}
 		assert.Contains(t, r.Annotations["summary"]+r.Annotations["description"], "$value", "%s: the value", r.Alert)
