@@ -17,7 +17,7 @@ import (
 // Prometheus name each must get, by its OpenTelemetry name. Once metadata.yaml declares one,
 // the name its unit and type give must be this one.
 var contractMetrics = map[string]string{
-	"nvidia_gpu_allocation_ratio":             "nvidia.gpu.allocation", // gauge, unit 1
+	"nvidia_gpu_allocation":             "nvidia.gpu.allocation", // gauge, unit 1
 	"nvidia_gpu_allocation_idle_time_seconds": "nvidia.gpu.allocation.idle_time",
 	"nvidia_gpu_process_unexpected_count":     "nvidia.gpu.process.unexpected.count",
 }
@@ -98,8 +98,8 @@ func promMetricNames(expr string) []string {
 }
 
 func TestPromMetricNames(t *testing.T) {
-	got := promMetricNames(`sum by (hw_id, nvidia_gpu_index) (nvidia_gpu_allocation_ratio{hw_id=~"x", nvidia_gpu_index!=""}) * on (hw_id) group_left (nvidia_gpu_xid) label_replace(hw_status, "nvidia_x", "$1", "hw_id", "(.*)") / k8s_x:nvidia_gpu_y:max`)
-	assert.Equal(t, []string{"nvidia_gpu_allocation_ratio", "hw_status"}, got)
+	got := promMetricNames(`sum by (hw_id, nvidia_gpu_index) (nvidia_gpu_allocation{hw_id=~"x", nvidia_gpu_index!=""}) * on (hw_id) group_left (nvidia_gpu_xid) label_replace(hw_status, "nvidia_x", "$1", "hw_id", "(.*)") / k8s_x:nvidia_gpu_y:max`)
+	assert.Equal(t, []string{"nvidia_gpu_allocation", "hw_status"}, got)
 	assert.Equal(t, []string{"hw_gpu_memory_limit_bytes"}, promMetricNames(`label_values(hw_gpu_memory_limit_bytes{host_name=~"$host"}, hw_id)`))
 }
 
