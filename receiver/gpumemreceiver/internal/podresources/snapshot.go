@@ -1,0 +1,193 @@
+package podresources
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+)
+
+// Allocation is one device the kubelet allocated to one container.
+type Allocation struct {
+	Namespace string
+	Pod       string
+	Container string
+	// Resource is the extended resource name: nvidia.com/gpu, nvidia.com/mig-1g.10gb, …
+	Resource string
+	// DeviceID is the id as the kubelet lists it: GPU-…, MIG-…, GPU-…::3.
+	DeviceID string
+	// DeviceUUID is the NVML UUID DeviceID refers to (replica suffix
+	// stripped); "" when the id is no GPU or MIG UUID.
+	DeviceUUID string
+	// Replica is the time-slicing/MPS replica number, -1 when none.
+	Replica int
+}
+
+// AllocatableDevice is one device the kubelet can allocate (GetAllocatableResources).
+type AllocatableDevice struct {
+	Resource   string
+	DeviceID   string
+	DeviceUUID string
+}
+
+type podKey struct{ ns, pod string }
+
+type migKey struct {
+	parent string
+	gi, ci int
+}
+
+// Snapshot is one List (and GetAllocatableResources) answer, reduced to GPU
+// devices and indexed for the scraper. It is immutable: slices it returns
+// share its storage and must not be modified.
+type Snapshot struct {
+	taken       time.Time
+	allocs      []Allocation // sorted by device, then pod and container
+	byDevice    map[string][]Allocation
+	byMIG       map[migKey][]Allocation
+	byPod       map[podKey][]Allocation
+	allocatable []AllocatableDevice
+	hasAlloc    bool
+}
+
+// emptySnapshot is what a Source holds before its first good List.
+var emptySnapshot = &Snapshot{}
+
+// BuildSnapshot reduces the kubelet's answers to NVIDIA GPU allocations.
+// alloc may be nil (an old kubelet without GetAllocatableResources).
+func BuildSnapshot(list *podresourcesv1.ListPodResourcesResponse, alloc *podresourcesv1.AllocatableResourcesResponse, taken time.Time) *Snapshot {
+	s := &Snapshot{taken: taken}
+	for _, p := range list.GetPodResources() {
+		for _, c := range p.GetContainers() {
+			for _, d := range c.GetDevices() {
+				if !isGPUResource(d) {
+					continue
+				}
+				for _, id := range d.GetDeviceIds() {
+					parsed, _ := ParseDeviceID(id)
+					s.allocs = append(s.allocs, Allocation{
+						Namespace: p.GetNamespace(), Pod: p.GetName(), Container: c.GetName(),
+						Resource: d.GetResourceName(), DeviceID: id,
+						DeviceUUID: parsed.UUID, Replica: parsed.Replica,
+					})
+				}
+			}
+		}
+	}
+	slices.SortFunc(s.allocs, func(a, b Allocation) int {
+		return cmp.Or(strings.Compare(deviceKey(a), deviceKey(b)), strings.Compare(a.Namespace, b.Namespace),
+			strings.Compare(a.Pod, b.Pod), strings.Compare(a.Container, b.Container), strings.Compare(a.DeviceID, b.DeviceID))
+	})
+	s.index()
+	if alloc != nil {
+		s.hasAlloc = true
+		for _, d := range alloc.GetDevices() {
+			if !isGPUResource(d) {
+				continue
+			}
+			for _, id := range d.GetDeviceIds() {
+				parsed, _ := ParseDeviceID(id)
+				s.allocatable = append(s.allocatable, AllocatableDevice{Resource: d.GetResourceName(), DeviceID: id, DeviceUUID: parsed.UUID})
+			}
+		}
+	}
+	return s
+}
+
+// isGPUResource keeps NVIDIA's resources and any other whose ids are GPU or
+// MIG UUIDs (a plugin deployed under another resource prefix).
+func isGPUResource(d *podresourcesv1.ContainerDevices) bool {
+	if strings.HasPrefix(d.GetResourceName(), "nvidia.com/") {
+		return true
+	}
+	return slices.ContainsFunc(d.GetDeviceIds(), LooksLikeGPU)
+}
+
+func deviceKey(a Allocation) string {
+	if a.DeviceUUID != "" {
+		return a.DeviceUUID
+	}
+	return a.DeviceID
+}
+
+// index builds the lookup maps as sub-slices of two sorted arrays, so a
+// snapshot costs a handful of allocations however many devices it holds.
+func (s *Snapshot) index() {
+	s.byDevice = make(map[string][]Allocation)
+	s.byMIG = make(map[migKey][]Allocation)
+	for i := 0; i < len(s.allocs); {
+		j := i + 1
+		for j < len(s.allocs) && deviceKey(s.allocs[j]) == deviceKey(s.allocs[i]) {
+			j++
+		}
+		group := s.allocs[i:j:j]
+		s.byDevice[deviceKey(s.allocs[i])] = group
+		if d, _ := ParseDeviceID(s.allocs[i].DeviceUUID); d.Parent != "" {
+			s.byMIG[migKey{d.Parent, d.GI, d.CI}] = group
+		}
+		i = j
+	}
+	byPod := slices.Clone(s.allocs)
+	slices.SortStableFunc(byPod, func(a, b Allocation) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Pod, b.Pod))
+	})
+	s.byPod = make(map[podKey][]Allocation)
+	for i := 0; i < len(byPod); {
+		j := i + 1
+		for j < len(byPod) && byPod[j].Namespace == byPod[i].Namespace && byPod[j].Pod == byPod[i].Pod {
+			j++
+		}
+		s.byPod[podKey{byPod[i].Namespace, byPod[i].Pod}] = byPod[i:j:j]
+		i = j
+	}
+}
+
+// Taken is when the kubelet answered the List this snapshot holds; zero for
+// the empty snapshot held before the first good List.
+func (s *Snapshot) Taken() time.Time { return s.taken }
+
+// Allocations are all GPU allocations, ordered by device UUID, namespace,
+// pod, container and device id.
+func (s *Snapshot) Allocations() []Allocation { return s.allocs }
+
+// Device returns the allocations of the NVML device with this UUID (GPU-… or
+// MIG-…), every time-sliced replica included.
+func (s *Snapshot) Device(uuid string) []Allocation { return s.byDevice[uuid] }
+
+// MIGDevice returns the allocations the plugin listed under the legacy MIG id
+// MIG-<parent>/<gi>/<ci>, for a receiver whose NVML names the instance MIG-<uuid>.
+func (s *Snapshot) MIGDevice(parentUUID string, gi, ci int) []Allocation {
+	return s.byMIG[migKey{parentUUID, gi, ci}]
+}
+
+// Pod returns the GPU allocations of one pod.
+func (s *Snapshot) Pod(namespace, pod string) []Allocation {
+	return s.byPod[podKey{namespace, pod}]
+}
+
+// Allocatable returns the GPU devices the kubelet can allocate; known is
+// false when the kubelet does not answer GetAllocatableResources.
+func (s *Snapshot) Allocatable() (devices []AllocatableDevice, known bool) {
+	return s.allocatable, s.hasAlloc
+}
+
+// ContainerOf names the container of a pod that holds the device, when
+// exactly one container of that pod lists it; "" otherwise.
+func (s *Snapshot) ContainerOf(namespace, pod, deviceUUID string) string {
+	if deviceUUID == "" {
+		return ""
+	}
+	name := ""
+	for _, a := range s.byPod[podKey{namespace, pod}] {
+		if a.DeviceUUID != deviceUUID || a.Container == name {
+			continue
+		}
+		if name != "" {
+			return "" // two containers share the device: the kubelet cannot say whose process it is
+		}
+		name = a.Container
+	}
+	return name
+}

@@ -1,0 +1,99 @@
+package podresources
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+)
+
+const (
+	gpuC    = "GPU-9e1a3c5b-7d2f-4e6a-8b0c-1d3e5f7a9b2c"
+	migB    = "MIG-1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+	legacyM = "MIG-" + gpuB + "/7/0"
+)
+
+func pod(ns, name string, containers ...*podresourcesv1.ContainerResources) *podresourcesv1.PodResources {
+	return &podresourcesv1.PodResources{Namespace: ns, Name: name, Containers: containers}
+}
+
+func ctr(name string, devs ...*podresourcesv1.ContainerDevices) *podresourcesv1.ContainerResources {
+	return &podresourcesv1.ContainerResources{Name: name, Devices: devs}
+}
+
+func devs(resource string, ids ...string) *podresourcesv1.ContainerDevices {
+	return &podresourcesv1.ContainerDevices{ResourceName: resource, DeviceIds: ids}
+}
+
+// mixedNode is one node with every id shape: whole GPUs, a MIG instance under
+// the mixed strategy (nvidia.com/mig-…) and one under single (nvidia.com/gpu),
+// a legacy MIG id, time-sliced replicas shared by two pods, a pod with two
+// GPU containers and a sidecar, and devices that are no GPU.
+func mixedNode() *podresourcesv1.ListPodResourcesResponse {
+	return &podresourcesv1.ListPodResourcesResponse{PodResources: []*podresourcesv1.PodResources{
+		pod("ml", "train-0", ctr("main", devs("nvidia.com/gpu", gpuA)), ctr("sidecar")),
+		pod("ml", "infer-mixed", ctr("server", devs("nvidia.com/mig-1g.10gb", migA))),
+		pod("ml", "infer-single", ctr("server", devs("nvidia.com/gpu", migB))),
+		pod("old", "legacy", ctr("app", devs("nvidia.com/mig-3g.40gb", legacyM))),
+		pod("dev", "nb-1", ctr("jupyter", devs("nvidia.com/gpu.shared", gpuC+"::0"))),
+		pod("dev", "nb-2", ctr("jupyter", devs("nvidia.com/gpu.shared", gpuC+"::1", gpuC+"::2"))),
+		pod("ml", "two", ctr("a", devs("nvidia.com/gpu", gpuB)), ctr("b", devs("nvidia.com/gpu", gpuB))),
+		pod("net", "rdma", ctr("x", devs("rdma/hca", "mlx5_0"), devs("example.com/accel", gpuB))),
+		pod("gke", "idx", ctr("c", devs("nvidia.com/gpu", "nvidia0"))),
+	}}
+}
+
+func TestBuildSnapshot(t *testing.T) {
+	taken := time.Unix(1700000000, 0)
+	s := BuildSnapshot(mixedNode(), nil, taken)
+	assert.Equal(t, taken, s.Taken())
+	_, known := s.Allocatable()
+	assert.False(t, known)
+
+	assert.Equal(t, []Allocation{{Namespace: "ml", Pod: "train-0", Container: "main", Resource: "nvidia.com/gpu", DeviceID: gpuA, DeviceUUID: gpuA, Replica: -1}}, s.Device(gpuA))
+	assert.Equal(t, "nvidia.com/mig-1g.10gb", s.Device(migA)[0].Resource, "mixed strategy")
+	assert.Equal(t, "infer-single", s.Device(migB)[0].Pod, "single strategy")
+
+	shared := s.Device(gpuC)
+	require.Len(t, shared, 3, "every replica of a time-sliced GPU")
+	assert.Equal(t, []string{gpuC + "::0", gpuC + "::1", gpuC + "::2"}, []string{shared[0].DeviceID, shared[1].DeviceID, shared[2].DeviceID})
+	assert.Equal(t, []int{0, 1, 2}, []int{shared[0].Replica, shared[1].Replica, shared[2].Replica})
+
+	assert.Equal(t, "legacy", s.Device(legacyM)[0].Pod)
+	assert.Equal(t, "legacy", s.MIGDevice(gpuB, 7, 0)[0].Pod, "legacy id found by parent and instance ids")
+	assert.Empty(t, s.MIGDevice(gpuB, 7, 1))
+
+	// gpuB: two containers of "two", plus the plugin under another prefix
+	// whose id is a GPU UUID; the rdma device is dropped.
+	assert.Len(t, s.Device(gpuB), 3)
+	require.Len(t, s.Pod("net", "rdma"), 1)
+	assert.Equal(t, "example.com/accel", s.Pod("net", "rdma")[0].Resource)
+	// An nvidia.com id that is no UUID is kept under its listed id.
+	assert.Equal(t, []Allocation{{Namespace: "gke", Pod: "idx", Container: "c", Resource: "nvidia.com/gpu", DeviceID: "nvidia0", Replica: -1}}, s.Device("nvidia0"))
+	assert.Len(t, s.Allocations(), 11)
+	assert.Empty(t, s.Pod("ml", "nope"))
+}
+
+func TestSnapshotContainerOf(t *testing.T) {
+	s := BuildSnapshot(mixedNode(), nil, time.Time{})
+	assert.Equal(t, "main", s.ContainerOf("ml", "train-0", gpuA), "the sidecar holds no GPU")
+	assert.Equal(t, "jupyter", s.ContainerOf("dev", "nb-2", gpuC), "one container, two replicas")
+	assert.Empty(t, s.ContainerOf("ml", "two", gpuB), "two containers list the device")
+	assert.Empty(t, s.ContainerOf("ml", "train-0", gpuB), "not this pod's device")
+	assert.Empty(t, s.ContainerOf("ml", "train-0", ""))
+	assert.Empty(t, emptySnapshot.ContainerOf("ml", "train-0", gpuA))
+}
+
+func TestBuildSnapshotAllocatable(t *testing.T) {
+	alloc := &podresourcesv1.AllocatableResourcesResponse{Devices: []*podresourcesv1.ContainerDevices{
+		devs("nvidia.com/gpu", gpuA, gpuB), devs("rdma/hca", "mlx5_0"),
+	}}
+	devices, known := BuildSnapshot(mixedNode(), alloc, time.Time{}).Allocatable()
+	assert.True(t, known)
+	assert.Equal(t, []AllocatableDevice{
+		{Resource: "nvidia.com/gpu", DeviceID: gpuA, DeviceUUID: gpuA},
+		{Resource: "nvidia.com/gpu", DeviceID: gpuB, DeviceUUID: gpuB},
+	}, devices)
+}
