@@ -18,7 +18,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.yaml.in/yaml/v3"
-	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
 	"github.com/gpumem/otelcol-gpumem/internal/simkubelet"
 )
@@ -48,8 +47,8 @@ func startKubernetesNode(t *testing.T, scenario string, withKubelet bool) *kuber
 	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
 	socket := filepath.Join(sockDir, "kubelet.sock")
 	if withKubelet {
-		srv := simkubelet.New()
-		srv.Set(scenarioPods(t, path))
+		srv := simkubelet.New(simkubelet.Options{})
+		srv.SetPods(scenarioPods(t, path))
 		require.NoError(t, srv.Start(socket))
 		t.Cleanup(srv.Stop)
 	}
@@ -62,7 +61,7 @@ func startKubernetesNode(t *testing.T, scenario string, withKubelet bool) *kuber
 }
 
 // scenarioPods reads a scenario's pods as the kubelet's List answers them.
-func scenarioPods(t *testing.T, path string) []*podresourcesv1.PodResources {
+func scenarioPods(t *testing.T, path string) []simkubelet.Pod {
 	t.Helper()
 	var scn struct {
 		Pods []struct {
@@ -79,17 +78,20 @@ func scenarioPods(t *testing.T, path string) []*podresourcesv1.PodResources {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(data, &scn))
-	var pods []*podresourcesv1.PodResources
+	var pods []simkubelet.Pod
 	for _, p := range scn.Pods {
-		pod := &podresourcesv1.PodResources{Name: p.Name, Namespace: p.Namespace}
+		pod := simkubelet.Pod{Name: p.Name, Namespace: p.Namespace}
+		if pod.Namespace == "" {
+			pod.Namespace = "default"
+		}
 		for _, c := range p.Containers {
-			ctr := &podresourcesv1.ContainerResources{Name: c.Name}
+			ctr := simkubelet.Container{Name: c.Name}
 			for _, d := range c.Devices {
 				resource := d.Resource
 				if resource == "" {
 					resource = "nvidia.com/gpu"
 				}
-				ctr.Devices = append(ctr.Devices, &podresourcesv1.ContainerDevices{ResourceName: resource, DeviceIds: d.IDs})
+				ctr.Devices = append(ctr.Devices, simkubelet.Devices{Resource: resource, IDs: d.IDs})
 			}
 			pod.Containers = append(pod.Containers, ctr)
 		}

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simkubelet"
+	"github.com/gpumem/otelcol-gpumem/internal/simkubelet"
 )
 
 // benchNode is the shape of the receiver's benchmark node: 8 GPUs, one pod

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simkubelet"
+	"github.com/gpumem/otelcol-gpumem/internal/simkubelet"
 )
 
 const (

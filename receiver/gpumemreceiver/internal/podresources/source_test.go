@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simkubelet"
+	"github.com/gpumem/otelcol-gpumem/internal/simkubelet"
 )
 
 // clock is a hand-driven Options.Now.
