@@ -134,8 +134,35 @@ func BuiltinScenario() *Scenario {
 
 	// Normalize cannot fail on this fixed input (TestBuiltinScenario checks);
 	// were it to, New normalizes again and returns the error.
+	_ = s.Normalize() // derives the GPU and MIG UUIDs the pods' allocations name
+	s.Pods = builtinPods(s)
 	_ = s.Normalize()
 	return s
+}
+
+// builtinPods are the node's pods as the kubelet lists them: each workload above in its pod,
+// named the way its controller names pods, with the GPUs (or MIG instances) NVIDIA's device
+// plugin allocated to it. Ollama runs outside Kubernetes on GPU 6, which the kubelet gave to
+// the notebook: the demo's unexpected consumer.
+func builtinPods(s *Scenario) []Pod {
+	gpu := func(i int) string { return s.GPUs[i].UUID }
+	mig := func(i int) string { return s.GPUs[7].MIG.Instances[i].UUID }
+	pod := func(w builtinWorkload, ns, name, container, resource string, ids ...string) Pod {
+		return Pod{UID: w.podUID, Name: name, Namespace: ns, Containers: []PodContainer{{
+			Name: container, ID: w.containerID, Devices: []PodDevices{{Resource: resource, IDs: ids}},
+		}}}
+	}
+	return []Pod{
+		pod(workload("llm-train", true), "training", "llm-train-x7k2p", "trainer", DefaultPodResource, gpu(0), gpu(1)),
+		pod(workload("vision-finetune", true), "research", "vision-finetune-q9w4z", "finetune", DefaultPodResource, gpu(2)),
+		pod(workload("embed-server", true), "serving", "embed-server-6d8f7c9b5-k2x7w", "server", DefaultPodResource, gpu(3)),
+		pod(workload("chat-inference", true), "serving", "chat-inference-5f7d9c8b6-q4z8n", "gunicorn", DefaultPodResource, gpu(4)),
+		pod(workload("batch-scoring", true), "batch", "batch-scoring-29412345-m2n4p", "scorer", DefaultPodResource, gpu(5)),
+		pod(workload("research-notebook", true), "research", "research-notebook-0", "notebook", DefaultPodResource, gpu(6)),
+		pod(workload("triton", true), "serving", "triton-0", "tritonserver", "nvidia.com/mig-3g.40gb", mig(0)),
+		pod(workload("lab-notebook", true), "research", "lab-notebook-0", "notebook", "nvidia.com/mig-2g.20gb", mig(1)),
+		pod(workload("embed-api", true), "serving", "embed-api-7b9c8d6f5-t5v8x", "api", "nvidia.com/mig-1g.10gb", mig(2)),
+	}
 }
 
 // builtinWorkload is a container, optionally in a pod, whose IDs are derived

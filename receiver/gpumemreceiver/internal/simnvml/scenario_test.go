@@ -65,6 +65,10 @@ func TestLoadScenarioFiles(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
+	pods, err := filepath.Glob(filepath.Join(scenarioDir, "kubernetes", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, pods)
+	files = append(files, pods...)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			s, err := LoadScenario(f)
