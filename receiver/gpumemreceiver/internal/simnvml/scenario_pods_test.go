@@ -78,3 +78,15 @@ func TestPodLogsLayoutAndRuntimeFormats(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(readLines(t, filepath.Join(dir, "docker", "c.log"))[0]), &entry))
 	assert.Equal(t, map[string]string{"log": "a \"quoted\" line\n", "stream": "stderr", "time": stamp}, entry)
 }
+
+func TestKubeletPods(t *testing.T) {
+	pods := parse(t, podScenario).KubeletPods()
+	require.Len(t, pods, 2)
+	assert.Equal(t, "ml", pods[0].Namespace)
+	assert.Equal(t, "trainer-x2k9q", pods[0].Name)
+	require.Len(t, pods[0].Containers, 2)
+	assert.Equal(t, "nvidia.com/gpu", pods[0].Containers[0].Devices[0].Resource)
+	assert.Equal(t, []string{"GPU-bbbbbbbb-0000-4000-8000-000000000000"}, pods[0].Containers[0].Devices[0].IDs)
+	assert.Empty(t, pods[0].Containers[1].Devices)
+	assert.Equal(t, "default", pods[1].Namespace)
+}
