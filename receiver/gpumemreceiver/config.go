@@ -8,14 +8,11 @@ import (
 	"go.opentelemetry.io/collector/scraper/scraperhelper"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
+// The kubelet's own paths (documentation.md, "Kubernetes").
 const (
-	backendNVML      = "nvml"
-	backendSimulated = "simulated"
-
-	defaultKmsgPath = "/dev/kmsg"
-
 	defaultPodResourcesSocket = "/var/lib/kubelet/pod-resources/kubelet.sock"
 	defaultPodLogsDir         = "/var/log/pods"
 )
@@ -112,13 +109,13 @@ const maxRunwayPoints = 7200
 func (cfg *Config) Validate() error {
 	var errs []error
 	switch cfg.Backend {
-	case backendNVML:
+	case nvmlx.BackendNVML:
 		if cfg.Simulated.Scenario != "" || cfg.Simulated.LogDir != "" {
 			errs = append(errs, errors.New("'simulated' is only used with 'backend: simulated'"))
 		}
-	case backendSimulated:
+	case nvmlx.BackendSimulated:
 	default:
-		errs = append(errs, fmt.Errorf("'backend' must be %q or %q, got %q", backendNVML, backendSimulated, cfg.Backend))
+		errs = append(errs, fmt.Errorf("'backend' must be %q or %q, got %q", nvmlx.BackendNVML, nvmlx.BackendSimulated, cfg.Backend))
 	}
 	if cfg.CollectionInterval < 100*time.Millisecond {
 		errs = append(errs, fmt.Errorf("'collection_interval' must be at least 100ms, got %s", cfg.CollectionInterval))
@@ -134,6 +131,14 @@ func (cfg *Config) Validate() error {
 	errs = append(errs, cfg.Runway.validate(cfg.CollectionInterval)...)
 	errs = append(errs, cfg.Kubernetes.validate()...)
 	return errors.Join(errs...)
+}
+
+// backendConfig is what the driver layer needs of the configuration to build the backend.
+func (cfg *Config) backendConfig() nvmlx.BackendConfig {
+	return nvmlx.BackendConfig{
+		Kind: cfg.Backend, LibraryPath: cfg.LibraryPath, ProcRoot: cfg.Processes.ProcRoot,
+		KmsgPath: cfg.Xid.KmsgPath, Scenario: cfg.Simulated.Scenario, LogDir: cfg.Simulated.LogDir,
+	}
 }
 
 func (r *RunwayConfig) validate(interval time.Duration) []error {

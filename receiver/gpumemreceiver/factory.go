@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/sharedcomponent"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // receivers holds one instance per component ID, shared by the metrics and logs signals.
@@ -36,9 +37,9 @@ func createDefaultConfig() component.Config {
 	return &Config{
 		ControllerConfig:     cc,
 		MetricsBuilderConfig: metadata.DefaultMetricsBuilderConfig(),
-		Backend:              backendNVML,
+		Backend:              nvmlx.BackendNVML,
 		Processes:            ProcessesConfig{Enabled: true, ProcRoot: "/proc"},
-		Xid:                  XidConfig{NVMLEvents: true, KmsgPath: defaultKmsgPath},
+		Xid:                  XidConfig{NVMLEvents: true, KmsgPath: nvmlx.DefaultKmsgPath},
 		// 15 min is time to act on a page; 10 min of history gives a fit that sees through
 		// noise; 2 min of steady growth is the classifier's leak_min_duration default.
 		Runway: RunwayConfig{Enabled: true, WarnBelow: 15 * time.Minute, Window: 10 * time.Minute, MinDuration: 2 * time.Minute},

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // promptly runs fn and fails the test if it takes longer than a few seconds; unblock is
@@ -50,7 +51,7 @@ func TestStartDoesNotBlockOnKmsgFIFO(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "kmsg")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	cfg := createDefaultConfig().(*Config)
-	cfg.Backend = backendSimulated
+	cfg.Backend = nvmlx.BackendSimulated
 	cfg.Xid.KmsgPath = fifo
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	err := promptly(t, "Start", func() error { return r.Start(context.Background(), componenttest.NewNopHost()) }, openOther(fifo, os.O_RDONLY))
@@ -70,7 +71,7 @@ func TestStartDoesNotBlockOnScenarioFIFO(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "scenario.yaml")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	cfg := createDefaultConfig().(*Config)
-	cfg.Backend = backendSimulated
+	cfg.Backend = nvmlx.BackendSimulated
 	cfg.Simulated.Scenario = fifo
 	cfg.Xid.KmsgPath = ""
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))

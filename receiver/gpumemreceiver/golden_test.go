@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
 )
 
@@ -34,17 +35,17 @@ func TestGoldenScrape(t *testing.T) {
 	now := func() time.Time { return clock }
 
 	cfg := createDefaultConfig().(*Config)
-	cfg.Backend = backendSimulated
+	cfg.Backend = nvmlx.BackendSimulated
 	cfg.Xid.KmsgPath = ""
 	cfg.Xid.NVMLEvents = false
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	r.now = now
-	r.newBackend = func(*Config) (backend, error) {
+	r.newBackend = func(*Config) (nvmlx.Backend, error) {
 		sim, err := simnvml.New(simnvml.BuiltinScenario(), simnvml.Options{Now: now, Start: start})
 		if err != nil {
-			return backend{}, err
+			return nvmlx.Backend{}, err
 		}
-		return backend{lib: sim, procFS: sim.ProcFS()}, nil
+		return nvmlx.Backend{Lib: sim, ProcFS: sim.ProcFS()}, nil
 	}
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	defer func() { require.NoError(t, r.Shutdown(context.Background())) }()

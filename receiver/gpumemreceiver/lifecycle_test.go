@@ -18,12 +18,13 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 func TestFactoryLifecycle(t *testing.T) {
 	f := NewFactory()
 	cfg := f.CreateDefaultConfig().(*Config)
-	cfg.Backend = backendSimulated
+	cfg.Backend = nvmlx.BackendSimulated
 	cfg.Xid.KmsgPath = ""
 	set := receivertest.NewNopSettings(metadata.Type)
 
@@ -130,7 +131,7 @@ func TestInitFailureKeepsTheGateShut(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Xid.KmsgPath = ""
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
-	r.newBackend = func(*Config) (backend, error) { return backend{lib: lib, procFS: fstest.MapFS{}}, nil }
+	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
 	r.retryMin = 10 * time.Millisecond
 	host := &statusHost{Host: componenttest.NewNopHost()}
 	require.NoError(t, r.Start(context.Background(), host), "a missing driver does not stop the collector")
@@ -144,7 +145,7 @@ func TestInitFailureKeepsTheGateShut(t *testing.T) {
 	mu.Lock()
 	initRet = nvml.SUCCESS
 	mu.Unlock()
-	require.Eventually(t, r.sess.isUp, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, r.sess.IsUp, 10*time.Second, 10*time.Millisecond)
 	md, err = r.scrapeMetrics(context.Background())
 	require.NoError(t, err)
 	assert.Positive(t, md.MetricCount())

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // observed is a receiver started on a mock library with a settable clock, its logs and its
@@ -43,7 +44,7 @@ func startObserved(t *testing.T, lib nvml.Interface) *observed {
 	set.Logger = zap.New(core)
 	o.r = newGPUMemReceiver(cfg, set)
 	o.r.now = func() time.Time { return o.clock }
-	o.r.newBackend = func(*Config) (backend, error) { return backend{lib: lib, procFS: fstest.MapFS{}}, nil }
+	o.r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
 	require.NoError(t, o.r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() {
 		require.NoError(t, o.r.Shutdown(context.Background()))
@@ -152,8 +153,8 @@ func TestXid79MarksTheGPULost(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ok", status(t, got[g.uuid]))
 
-	var dev *device
-	require.NoError(t, o.r.sess.withDevices(func(_ string, ds []*device) { dev = ds[0] }))
+	var dev *nvmlx.Device
+	require.NoError(t, o.r.sess.WithDevices(func(_ string, ds []*nvmlx.Device) { dev = ds[0] }))
 	o.r.emitXids([]xidEvent{{code: 79, dev: dev, busID: g.busID, kmsg: true}})
 	got, err = o.scrape(t)
 	require.NoError(t, err)

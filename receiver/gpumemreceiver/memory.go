@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // memoryMetricsLen is what a failed memory read costs: usage, limit, utilization, free,
@@ -16,11 +17,11 @@ const memoryMetricsLen = 6
 
 // recordMemory records the framebuffer metrics of a device and returns the reading for the
 // metrics that build on it; ok is false when there is none.
-func (s *metricsScraper) recordMemory(d *device, ts pcommon.Timestamp) (mem memoryReading, ok bool, lost int, err error) {
+func (s *metricsScraper) recordMemory(d *nvmlx.Device, ts pcommon.Timestamp) (mem memoryReading, ok bool, lost int, err error) {
 	mem, err = readMemory(d)
 	switch {
 	case err == nil:
-	case d.mig.enabled && errors.Is(err, nvml.ERROR_NO_PERMISSION):
+	case d.MIGEnabled() && errors.Is(err, nvml.ERROR_NO_PERMISSION):
 		// A MIG GPU's aggregate memory is for privileged callers only; each instance
 		// reports its own.
 		return mem, false, 0, nil
@@ -49,12 +50,12 @@ type memoryReading struct {
 
 // readMemory prefers memory info v2, whose used excludes the driver's reserve, and falls back
 // to v1 (used = total - free, reserve included and unknown) on drivers or parts without it.
-func readMemory(d *device) (memoryReading, error) {
-	if d.memoryV2 != unsupported {
-		m, r := d.handle.GetMemoryInfo_v2()
-		ok, err := d.memoryV2.check(r)
+func readMemory(d *nvmlx.Device) (memoryReading, error) {
+	if d.Support.MemoryV2 != nvmlx.Unsupported {
+		m, r := d.Handle.GetMemoryInfo_v2()
+		ok, err := d.Support.MemoryV2.Check(r)
 		if err != nil {
-			return memoryReading{}, fmt.Errorf("read memory info v2 of GPU %s: %w", d.uuid, err)
+			return memoryReading{}, fmt.Errorf("read memory info v2 of GPU %s: %w", d.UUID, err)
 		}
 		if ok {
 			return memoryReading{
@@ -63,9 +64,9 @@ func readMemory(d *device) (memoryReading, error) {
 			}, nil
 		}
 	}
-	m, r := d.handle.GetMemoryInfo()
+	m, r := d.Handle.GetMemoryInfo()
 	if r != nvml.SUCCESS {
-		return memoryReading{}, fmt.Errorf("read memory info of GPU %s: %w", d.uuid, r)
+		return memoryReading{}, fmt.Errorf("read memory info of GPU %s: %w", d.UUID, r)
 	}
 	return memoryReading{total: int64(m.Total), free: int64(m.Free), used: int64(m.Total - m.Free)}, nil
 }

@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 func newMIGGPU() *fakeGPU {
@@ -88,7 +90,7 @@ func TestMIGResources(t *testing.T) {
 	assert.Equal(t, 2.0, small["nvidia.gpu.process.count"][0].value)
 }
 
-// Reconfiguration is picked up without a restart: MIG turned on within migRecheckEvery
+// Reconfiguration is picked up without a restart: MIG turned on within nvmlx.MIGRecheckEvery
 // scrapes, an instance destroyed at once (its failing handle triggers a re-read, and its
 // errors are not reported), MIG turned off again with utilization probed afresh.
 func TestMIGReconfiguration(t *testing.T) {
@@ -110,10 +112,10 @@ func TestMIGReconfiguration(t *testing.T) {
 
 	g.mig = &fakeMIG{enabled: true, slots: instances}
 	n := 0
-	for ; n <= migRecheckEvery && len(got) == 1; n++ {
+	for ; n <= nvmlx.MIGRecheckEvery && len(got) == 1; n++ {
 		got = scrape()
 	}
-	require.Len(t, got, 3, "instances found within %d scrapes", migRecheckEvery+1)
+	require.Len(t, got, 3, "instances found within %d scrapes", nvmlx.MIGRecheckEvery+1)
 	assert.NotContains(t, got[g.uuid], "nvidia.gpu.process.memory.usage")
 	assert.NotContains(t, got[g.uuid], "hw.gpu.utilization", "NOT_SUPPORTED in MIG mode")
 
@@ -127,13 +129,13 @@ func TestMIGReconfiguration(t *testing.T) {
 
 	// A new instance reuses the index, with a new UUID.
 	g.mig.slots = append(instances[:2:2], &fakeInstance{uuid: "MIG-3333", name: "NVIDIA A100-SXM4-40GB MIG 1g.5gb+me", gi: 8, total: 4864 * mib})
-	for n = 0; n <= migRecheckEvery && len(got) == 2; n++ {
+	for n = 0; n <= nvmlx.MIGRecheckEvery && len(got) == 2; n++ {
 		got = scrape()
 	}
 	require.Contains(t, got, "MIG-3333")
 
 	g.mig.enabled = false
-	for n = 0; n <= migRecheckEvery && len(got) > 1; n++ {
+	for n = 0; n <= nvmlx.MIGRecheckEvery && len(got) > 1; n++ {
 		got = scrape()
 	}
 	require.Len(t, got, 1)
@@ -157,7 +159,7 @@ func TestMIGModeProbedOnce(t *testing.T) {
 	g := newFakeGPU(0)
 	lib := newFakeNVML(g)
 	r := startWith(t, lib, fstest.MapFS{})
-	for i := 0; i < 2*migRecheckEvery+2; i++ {
+	for i := 0; i < 2*nvmlx.MIGRecheckEvery+2; i++ {
 		_, err := r.scrapeMetrics(context.Background())
 		require.NoError(t, err)
 	}
@@ -174,19 +176,6 @@ func TestMIGParentMemoryNoPermission(t *testing.T) {
 	got := byGPU(md)
 	assert.NotContains(t, got[g.uuid], "hw.gpu.memory.usage")
 	assert.Contains(t, got["MIG-1111"], "hw.gpu.memory.usage")
-}
-
-func TestMIGProfile(t *testing.T) {
-	for name, want := range map[string]string{
-		"NVIDIA A100-SXM4-40GB MIG 1g.5gb":     "1g.5gb",
-		"NVIDIA H100 80GB HBM3 MIG 1c.3g.40gb": "1c.3g.40gb",
-		"NVIDIA H100 80GB HBM3 MIG 1g.10gb+me": "1g.10gb+me",
-		"NVIDIA H100 80GB HBM3":                "",
-		"MIG ":                                 "",
-		"Odd MIG two words":                    "",
-	} {
-		assert.Equal(t, want, migProfile(name), name)
-	}
 }
 
 // The simulator's MIG scenario end to end through the receiver, on a stepped clock: the
@@ -219,7 +208,7 @@ gpus:
 	got := scrape()
 	require.Len(t, got, 1)
 	clk.advance(11 * time.Second)
-	for i := 0; i <= migRecheckEvery && len(got) == 1; i++ {
+	for i := 0; i <= nvmlx.MIGRecheckEvery && len(got) == 1; i++ {
 		got = scrape()
 	}
 	require.Len(t, got, 3)

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // Persistence mode is Linux only and answers NOT_SUPPORTED on Windows and on parts without
@@ -28,20 +29,20 @@ var computeModes = [...]struct {
 
 // recordModes records persistence and compute mode. The two calls are independent: one
 // failing costs its own metric only.
-func (s *metricsScraper) recordModes(d *device, ts pcommon.Timestamp) (lost int, err error) {
+func (s *metricsScraper) recordModes(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
 	var persistenceErr, computeErr error
-	if d.persistence != unsupported && s.mb.Enabled(metadata.NvidiaGpuPersistenceMode) {
-		mode, r := d.handle.GetPersistenceMode()
-		if ok, err := d.persistence.check(r); err != nil {
-			lost, persistenceErr = lost+1, fmt.Errorf("read persistence mode of GPU %s: %w", d.uuid, err)
+	if d.Support.Persistence != nvmlx.Unsupported && s.mb.Enabled(metadata.NvidiaGpuPersistenceMode) {
+		mode, r := d.Handle.GetPersistenceMode()
+		if ok, err := d.Support.Persistence.Check(r); err != nil {
+			lost, persistenceErr = lost+1, fmt.Errorf("read persistence mode of GPU %s: %w", d.UUID, err)
 		} else if ok {
 			s.mb.RecordInt(metadata.NvidiaGpuPersistenceMode, ts, boolInt(mode == nvml.FEATURE_ENABLED))
 		}
 	}
-	if d.computeMode != unsupported && s.mb.Enabled(metadata.NvidiaGpuComputeMode) {
-		mode, r := d.handle.GetComputeMode()
-		if ok, err := d.computeMode.check(r); err != nil {
-			lost, computeErr = lost+1, fmt.Errorf("read compute mode of GPU %s: %w", d.uuid, err)
+	if d.Support.ComputeMode != nvmlx.Unsupported && s.mb.Enabled(metadata.NvidiaGpuComputeMode) {
+		mode, r := d.Handle.GetComputeMode()
+		if ok, err := d.Support.ComputeMode.Check(r); err != nil {
+			lost, computeErr = lost+1, fmt.Errorf("read compute mode of GPU %s: %w", d.UUID, err)
 		} else if ok {
 			for _, m := range computeModes {
 				if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuComputeMode, ts, boolInt(mode == m.mode)); ok {

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // startLogged starts a receiver like startWith, logging into the returned observer.
@@ -29,7 +30,7 @@ func startLogged(t *testing.T, lib nvml.Interface, fsys fs.FS) (*gpuMemReceiver,
 	set := receivertest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
 	r := newGPUMemReceiver(cfg, set)
-	r.newBackend = func(*Config) (backend, error) { return backend{lib: lib, procFS: fsys}, nil }
+	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fsys}, nil }
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
 	return r, logs

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
 )
 
@@ -17,7 +18,7 @@ const processMetricsLen = 3
 
 // recordProcessesOf lists the device's processes and records them and, with a v2 memory
 // reading, the memory no process accounts for.
-func (s *metricsScraper) recordProcessesOf(d *device, ts pcommon.Timestamp, mem memoryReading, memOK bool) (lost int, err error) {
+func (s *metricsScraper) recordProcessesOf(d *nvmlx.Device, ts pcommon.Timestamp, mem memoryReading, memOK bool) (lost int, err error) {
 	procs, err := readProcesses(d, s.procBuf[:0])
 	s.procBuf = procs
 	if err != nil {
@@ -41,22 +42,22 @@ type gpuProcess struct {
 
 // readProcesses appends the device's compute and graphics processes to buf. A process with
 // both kinds of context is listed under each, as NVML lists it.
-func readProcesses(d *device, buf []gpuProcess) ([]gpuProcess, error) {
+func readProcesses(d *nvmlx.Device, buf []gpuProcess) ([]gpuProcess, error) {
 	var err error
-	if buf, err = appendProcesses(buf, d, &d.compute, metadata.AttrNvidiaGpuProcessTypeCompute, d.handle.GetComputeRunningProcesses); err != nil {
+	if buf, err = appendProcesses(buf, d, &d.Support.Compute, metadata.AttrNvidiaGpuProcessTypeCompute, d.Handle.GetComputeRunningProcesses); err != nil {
 		return buf, err
 	}
-	return appendProcesses(buf, d, &d.graphics, metadata.AttrNvidiaGpuProcessTypeGraphics, d.handle.GetGraphicsRunningProcesses)
+	return appendProcesses(buf, d, &d.Support.Graphics, metadata.AttrNvidiaGpuProcessTypeGraphics, d.Handle.GetGraphicsRunningProcesses)
 }
 
-func appendProcesses(buf []gpuProcess, d *device, sup *support, typ string, list func() ([]nvml.ProcessInfo, nvml.Return)) ([]gpuProcess, error) {
-	if *sup == unsupported {
+func appendProcesses(buf []gpuProcess, d *nvmlx.Device, sup *nvmlx.Support, typ string, list func() ([]nvml.ProcessInfo, nvml.Return)) ([]gpuProcess, error) {
+	if *sup == nvmlx.Unsupported {
 		return buf, nil
 	}
 	infos, r := list()
-	ok, err := sup.check(r)
+	ok, err := sup.Check(r)
 	if err != nil {
-		return buf, fmt.Errorf("list %s processes of GPU %s: %w", typ, d.uuid, err)
+		return buf, fmt.Errorf("list %s processes of GPU %s: %w", typ, d.UUID, err)
 	}
 	if !ok {
 		return buf, nil

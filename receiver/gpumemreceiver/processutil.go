@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
 )
 
@@ -19,34 +20,34 @@ import (
 
 // recordProcessUtilization records each sampled process's SM and memory-controller busy
 // fraction; a failed read costs that one metric.
-func (s *metricsScraper) recordProcessUtilization(d *device, ts pcommon.Timestamp) (lost int, err error) {
+func (s *metricsScraper) recordProcessUtilization(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
 	// In MIG mode NVML answers NOT_SUPPORTED, which must not switch the call off for good:
 	// the GPU may leave MIG mode.
-	if s.procs == nil || d.processUtil == unsupported || d.mig.enabled || !s.mb.Enabled(metadata.NvidiaGpuProcessUtilization) {
+	if s.procs == nil || d.Support.ProcessUtil == nvmlx.Unsupported || d.MIGEnabled() || !s.mb.Enabled(metadata.NvidiaGpuProcessUtilization) {
 		return 0, nil
 	}
-	samples, r := d.handle.GetProcessUtilization(d.processUtilSeen)
+	samples, r := d.Handle.GetProcessUtilization(d.ProcessUtilSeen)
 	switch r {
 	case nvml.ERROR_NOT_FOUND:
 		// No process was busy since the last read.
-		d.processUtil = supported
+		d.Support.ProcessUtil = nvmlx.Supported
 		return 0, nil
 	case nvml.ERROR_INSUFFICIENT_SIZE:
 		// go-nvml's answer when the driver has no samples at all, or when a process started
 		// between its size query and its read: the next scrape has them.
-		d.processUtil = supported
+		d.Support.ProcessUtil = nvmlx.Supported
 		return 0, nil
 	}
-	ok, err := d.processUtil.check(r)
+	ok, err := d.Support.ProcessUtil.Check(r)
 	if err != nil {
-		return 1, fmt.Errorf("read process utilization of GPU %s: %w", d.uuid, err)
+		return 1, fmt.Errorf("read process utilization of GPU %s: %w", d.UUID, err)
 	}
 	if !ok {
 		return 0, nil
 	}
 	s.mb.Reserve(metadata.NvidiaGpuProcessUtilization, 2*len(samples))
 	for i, p := range samples {
-		d.processUtilSeen = max(d.processUtilSeen, p.TimeStamp)
+		d.ProcessUtilSeen = max(d.ProcessUtilSeen, p.TimeStamp)
 		if newerSampleOf(samples[i+1:], p) {
 			continue // asked from 0 (the first read), the driver may hold several per process
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/scraper/scrapererror"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // pmonTree is an in-memory /proc of the sampled processes.
@@ -83,7 +85,7 @@ func TestProcessUtilizationNotSupported(t *testing.T) {
 	mig.mig.enabled = false
 	mig.pmon = []nvml.ProcessUtilizationSample{{Pid: 4343, TimeStamp: 9, SmUtil: 50, MemUtil: 20}}
 	var pts []point
-	for range migRecheckEvery + 1 { // the MIG mode is re-read every migRecheckEvery scrapes
+	for range nvmlx.MIGRecheckEvery + 1 { // the MIG mode is re-read every nvmlx.MIGRecheckEvery scrapes
 		md, err := r.scrapeMetrics(context.Background())
 		require.NoError(t, err)
 		if pts = byGPU(md)[mig.uuid]["nvidia.gpu.process.utilization"]; pts != nil {

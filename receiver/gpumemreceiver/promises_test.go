@@ -3,10 +3,8 @@ package gpumemreceiver
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/stretchr/testify/assert"
@@ -19,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // Tests of promises the README makes, each written against a small bug that broke it.
@@ -35,8 +34,8 @@ func TestXidKmsgUnopenableKeepsNVMLEvents(t *testing.T) {
 	sink := &consumertest.LogsSink{}
 	r.nextLogs = sink
 	lib := newFakeNVML(newFakeGPU(0))
-	r.newBackend = func(c *Config) (backend, error) {
-		return backend{lib: lib, procFS: fstest.MapFS{}, kmsgPath: c.Xid.KmsgPath}, nil
+	r.newBackend = func(c *Config) (nvmlx.Backend, error) {
+		return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath}, nil
 	}
 	clock := newXidClock()
 	clock.install(r)
@@ -73,39 +72,4 @@ func TestUnattributedFlooredAtZero(t *testing.T) {
 	un := byGPU(md)[g.uuid]["nvidia.gpu.memory.unattributed"]
 	require.Len(t, un, 1)
 	assert.Equal(t, 0.0, un[0].value, "10 GiB used, 12 GiB attributed: nothing unexplained, never negative")
-}
-
-// The NVML init retry doubles its wait after each failure up to retryMax, and stays there.
-// The waits are read from the debug line each retry logs (next_try), so the test does not
-// depend on how long the sleeps really took.
-func TestInitRetryBackoffGrowsAndIsCapped(t *testing.T) {
-	core, logs := observer.New(zapcore.DebugLevel)
-	var mu sync.Mutex
-	inits := 0
-	lib := newFakeNVML(newFakeGPU(0))
-	lib.InitFunc = func() nvml.Return {
-		mu.Lock()
-		defer mu.Unlock()
-		inits++
-		if inits <= 8 {
-			return nvml.ERROR_DRIVER_NOT_LOADED
-		}
-		return nvml.SUCCESS
-	}
-	s := newSession(lib, "libnvidia-ml.so.1", zap.New(core))
-	s.retryMin, s.retryMax = time.Millisecond, 8*time.Millisecond
-	s.start(componenttest.NewNopHost())
-	t.Cleanup(s.shutdown)
-	require.Eventually(t, s.isUp, 10*time.Second, time.Millisecond)
-
-	var waits []time.Duration
-	for _, e := range logs.FilterMessage("NVML still unavailable").All() {
-		waits = append(waits, e.ContextMap()["next_try"].(time.Duration))
-	}
-	require.Len(t, waits, 7, "1 failure at start, 7 retries that fail, then success")
-	assert.Contains(t, []time.Duration{s.retryMin, 2 * s.retryMin}, waits[0], "starts at retryMin (the wait just taken or the next one)")
-	for i := 1; i < len(waits); i++ {
-		assert.Equal(t, min(2*waits[i-1], s.retryMax), waits[i], "wait %d doubles up to retryMax: %v", i, waits)
-	}
-	assert.Equal(t, s.retryMax, waits[len(waits)-1], "capped: %v", waits)
 }

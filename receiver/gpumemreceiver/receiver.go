@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
 )
 
@@ -25,7 +26,7 @@ type gpuMemReceiver struct {
 	now func() time.Time
 
 	// newBackend builds the nvml.Interface and the proc tree; replaced in tests.
-	newBackend func(*Config) (backend, error)
+	newBackend func(*Config) (nvmlx.Backend, error)
 	// retryMin overrides the first NVML init retry delay; tests shorten it.
 	retryMin time.Duration
 	// xidTicker paces the Xid merge; nil is a real ticker, tests tick by hand.
@@ -34,8 +35,8 @@ type gpuMemReceiver struct {
 	// nextLogs receives Xid records; nil when the receiver is in no logs pipeline.
 	nextLogs consumer.Logs
 
-	sess     *session
-	backend  backend
+	sess     *nvmlx.Session
+	backend  nvmlx.Backend
 	scraper  *metricsScraper
 	xids     *xidSource
 	xidTel   *xidTelemetry
@@ -44,6 +45,10 @@ type gpuMemReceiver struct {
 
 func newGPUMemReceiver(cfg *Config, set receiver.Settings) *gpuMemReceiver {
 	return &gpuMemReceiver{cfg: cfg, set: set, now: time.Now, newBackend: defaultBackend}
+}
+
+func defaultBackend(cfg *Config) (nvmlx.Backend, error) {
+	return nvmlx.NewBackend(cfg.backendConfig())
 }
 
 // Start builds the backend and opens the NVML session. Nothing touches the outside world
@@ -57,15 +62,15 @@ func (r *gpuMemReceiver) Start(_ context.Context, host component.Host) error {
 	if r.xidTel, err = newXidTelemetry(r.set); err != nil {
 		return err
 	}
-	r.sess = newSession(b.lib, r.libraryPath(), r.set.Logger)
+	r.sess = nvmlx.NewSession(b.Lib, r.cfg.backendConfig().LibraryName(), r.set.Logger)
 	if r.retryMin > 0 {
-		r.sess.retryMin = r.retryMin
+		r.sess.RetryMin = r.retryMin
 	}
 	r.switches = metadata.NewResourceSwitches(r.cfg.ResourceAttributes)
 	r.scraper = r.newScraper()
-	r.sess.start(host)
+	r.sess.Start(host)
 	r.xids = &xidSource{
-		sess: r.sess, lib: b.lib, kmsgPath: b.kmsgPath, nvmlWatch: r.cfg.Xid.NVMLEvents, boot: b.boot,
+		sess: r.sess, lib: b.Lib, kmsgPath: b.KmsgPath, nvmlWatch: r.cfg.Xid.NVMLEvents, boot: b.Boot,
 		logger: r.set.Logger, now: r.now, emit: r.emitXids, tel: r.xidTel,
 		newTicker: r.xidTicker,
 	}
@@ -77,10 +82,10 @@ func (r *gpuMemReceiver) Start(_ context.Context, host component.Host) error {
 func (r *gpuMemReceiver) emitXids(events []xidEvent) {
 	for i := range events {
 		if d := events[i].dev; d != nil {
-			d.xid.add(events[i].code)
-			if events[i].code == xidFallenOffTheBus {
-				_ = r.sess.withDevices(func(string, []*device) {
-					markLost(d, fmt.Sprintf("Xid %d (%s)", xidFallenOffTheBus, events[i].source()), r.set.Logger)
+			d.Xids.Add(events[i].code)
+			if events[i].code == nvmlx.XidFallenOffTheBus {
+				_ = r.sess.WithDevices(func(string, []*nvmlx.Device) {
+					d.MarkLost(fmt.Sprintf("Xid %d (%s)", nvmlx.XidFallenOffTheBus, events[i].source()), r.set.Logger)
 				})
 			}
 		}
@@ -89,7 +94,7 @@ func (r *gpuMemReceiver) emitXids(events []xidEvent) {
 		return
 	}
 	var driver string
-	_ = r.sess.withDevices(func(d string, _ []*device) { driver = d })
+	_ = r.sess.WithDevices(func(d string, _ []*nvmlx.Device) { driver = d })
 	ld := xidLogs(events, driver, r.switches, r.set.BuildInfo.Version, pcommon.NewTimestampFromTime(r.now()))
 	if err := r.xidTel.send(r.nextLogs, ld); err != nil {
 		r.set.Logger.Warn("Xid records not accepted by the next consumer", zap.Int("records", ld.LogRecordCount()), zap.Error(err))
@@ -126,7 +131,7 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 		s.runway = newRunwayTracker(r.cfg.Runway, r.cfg.CollectionInterval, r.switches, r.set.BuildInfo.Version, r.emitLogs)
 	}
 	if r.cfg.Processes.Enabled {
-		s.procs = procfs.New(r.backend.procFS)
+		s.procs = procfs.New(r.backend.ProcFS)
 		s.pids = pidVisibility{procRoot: r.cfg.Processes.ProcRoot, logger: r.set.Logger}
 	}
 	return s
@@ -138,11 +143,11 @@ func (r *gpuMemReceiver) Shutdown(context.Context) error {
 		r.xids.shutdown() // before the session: it waits on NVML through the gate
 	}
 	if r.sess != nil {
-		r.sess.shutdown()
+		r.sess.Shutdown()
 	}
-	if r.backend.stop != nil {
-		r.backend.stop()
-		r.backend.stop = nil
+	if r.backend.Stop != nil {
+		r.backend.Stop()
+		r.backend.Stop = nil
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // Which GPUs answer what (NVML API reference):
@@ -34,13 +35,13 @@ const (
 	eccMetricsLen          = 2 // ecc.mode, hw.errors
 )
 
-func (s *metricsScraper) recordRetiredPages(d *device, ts pcommon.Timestamp) (lost int, err error) {
-	if d.retiredPages != unsupported && s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPages) {
+func (s *metricsScraper) recordRetiredPages(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
+	if d.Support.RetiredPages != nvmlx.Unsupported && s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPages) {
 		for _, c := range retirementCauses {
-			pages, r := d.handle.GetRetiredPages(c.cause)
-			ok, err := d.retiredPages.check(r)
+			pages, r := d.Handle.GetRetiredPages(c.cause)
+			ok, err := d.Support.RetiredPages.Check(r)
 			if err != nil {
-				return retiredPagesMetricsLen, fmt.Errorf("read retired pages of GPU %s: %w", d.uuid, err)
+				return retiredPagesMetricsLen, fmt.Errorf("read retired pages of GPU %s: %w", d.UUID, err)
 			}
 			if !ok {
 				break
@@ -51,35 +52,35 @@ func (s *metricsScraper) recordRetiredPages(d *device, ts pcommon.Timestamp) (lo
 		}
 	}
 	// hw.status needs the pending flag too (degraded).
-	if d.retiredPending != unsupported && (s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPagesPending) || s.mb.Enabled(metadata.HwStatus)) {
-		state, r := d.handle.GetRetiredPagesPendingStatus()
-		ok, err := d.retiredPending.check(r)
+	if d.Support.RetiredPending != nvmlx.Unsupported && (s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPagesPending) || s.mb.Enabled(metadata.HwStatus)) {
+		state, r := d.Handle.GetRetiredPagesPendingStatus()
+		ok, err := d.Support.RetiredPending.Check(r)
 		if err != nil {
-			return 1, fmt.Errorf("read retired pages pending status of GPU %s: %w", d.uuid, err)
+			return 1, fmt.Errorf("read retired pages pending status of GPU %s: %w", d.UUID, err)
 		}
 		if ok {
-			d.retirementPending = state == nvml.FEATURE_ENABLED
-			s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPagesPending, ts, boolInt(d.retirementPending))
+			d.RetirementPending = state == nvml.FEATURE_ENABLED
+			s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPagesPending, ts, boolInt(d.RetirementPending))
 		}
 	}
 	return 0, nil
 }
 
-func (s *metricsScraper) recordRemappedRows(d *device, ts pcommon.Timestamp) (lost int, err error) {
-	if d.remappedRows == unsupported || !(s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRows) ||
+func (s *metricsScraper) recordRemappedRows(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
+	if d.Support.RemappedRows == nvmlx.Unsupported || !(s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRows) ||
 		s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsPending) || s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsFailed) ||
 		s.mb.Enabled(metadata.HwStatus)) {
 		return 0, nil
 	}
-	corrected, uncorrected, pending, failed, r := d.handle.GetRemappedRows()
-	ok, err := d.remappedRows.check(r)
+	corrected, uncorrected, pending, failed, r := d.Handle.GetRemappedRows()
+	ok, err := d.Support.RemappedRows.Check(r)
 	if err != nil {
-		return remappedRowsMetricsLen, fmt.Errorf("read remapped rows of GPU %s: %w", d.uuid, err)
+		return remappedRowsMetricsLen, fmt.Errorf("read remapped rows of GPU %s: %w", d.UUID, err)
 	}
 	if !ok {
 		return 0, nil
 	}
-	d.remapPending = pending
+	d.RemapPending = pending
 	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(corrected)); ok {
 		dp.Attributes().PutStr(metadata.AttrNvidiaGpuRemapType, metadata.AttrNvidiaGpuRemapTypeCorrectable)
 	}
@@ -99,39 +100,39 @@ var eccErrorTypes = [2]struct {
 	{nvml.MEMORY_ERROR_TYPE_UNCORRECTED, metadata.AttrErrorTypeUncorrected},
 }
 
-func (s *metricsScraper) recordECC(d *device, ts pcommon.Timestamp) (lost int, err error) {
-	if d.eccMode != unsupported && s.mb.Enabled(metadata.NvidiaGpuEccMode) {
-		current, _, r := d.handle.GetEccMode()
-		ok, err := d.eccMode.check(r)
+func (s *metricsScraper) recordECC(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
+	if d.Support.ECCMode != nvmlx.Unsupported && s.mb.Enabled(metadata.NvidiaGpuEccMode) {
+		current, _, r := d.Handle.GetEccMode()
+		ok, err := d.Support.ECCMode.Check(r)
 		if err != nil {
-			return eccMetricsLen, fmt.Errorf("read ECC mode of GPU %s: %w", d.uuid, err)
+			return eccMetricsLen, fmt.Errorf("read ECC mode of GPU %s: %w", d.UUID, err)
 		}
 		if ok {
 			s.mb.RecordInt(metadata.NvidiaGpuEccMode, ts, boolInt(current == nvml.FEATURE_ENABLED))
 		}
 	}
-	if d.eccErrors == unsupported || !s.mb.Enabled(metadata.HwErrors) {
+	if d.Support.ECCErrors == nvmlx.Unsupported || !s.mb.Enabled(metadata.HwErrors) {
 		return 0, nil
 	}
 	var counts [2]uint64
 	for i, e := range eccErrorTypes {
-		n, r := d.handle.GetTotalEccErrors(e.typ, nvml.VOLATILE_ECC)
-		ok, err := d.eccErrors.check(r)
+		n, r := d.Handle.GetTotalEccErrors(e.typ, nvml.VOLATILE_ECC)
+		ok, err := d.Support.ECCErrors.Check(r)
 		if err != nil {
-			return 1, fmt.Errorf("read volatile ECC errors of GPU %s: %w", d.uuid, err)
+			return 1, fmt.Errorf("read volatile ECC errors of GPU %s: %w", d.UUID, err)
 		}
 		if !ok {
 			return 0, nil
 		}
 		counts[i] = n
 	}
-	if d.eccStart == 0 || counts[0] < d.eccLast[0] || counts[1] < d.eccLast[1] {
-		d.eccStart = ts
+	if d.ECCStart == 0 || counts[0] < d.ECCLast[0] || counts[1] < d.ECCLast[1] {
+		d.ECCStart = ts
 	}
-	d.eccLast = counts
+	d.ECCLast = counts
 	for i, e := range eccErrorTypes {
 		if dp, ok := s.mb.RecordInt(metadata.HwErrors, ts, int64(counts[i])); ok {
-			dp.SetStartTimestamp(d.eccStart)
+			dp.SetStartTimestamp(d.ECCStart)
 			attrs := dp.Attributes()
 			attrs.EnsureCapacity(2)
 			attrs.PutStr(metadata.AttrHwType, metadata.AttrHwTypeGpu)

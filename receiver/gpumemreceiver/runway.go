@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/ramp"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // maxRunwayProcesses bounds the per-process histories of one device; processes beyond it
@@ -78,16 +79,16 @@ type processGrowth struct {
 
 // observeRunway adds this scrape's readings of d to its history and records the runway and
 // the growth of each steadily growing process on d's resource (the current one).
-func (s *metricsScraper) observeRunway(d *device, driver string, ts pcommon.Timestamp, mem memoryReading, memOK bool) {
+func (s *metricsScraper) observeRunway(d *nvmlx.Device, driver string, ts pcommon.Timestamp, mem memoryReading, memOK bool) {
 	t := s.runway
 	if t == nil || !memOK || mem.total <= 0 {
 		return
 	}
 	now := int64(ts)
-	rd := t.devices[d.uuid]
+	rd := t.devices[d.UUID]
 	if rd == nil {
 		rd = &runwayDevice{procs: map[procKey]*history{}}
-		t.devices[d.uuid] = rd
+		t.devices[d.UUID] = rd
 	}
 	rd.seen = now
 	oldest := now - int64(t.window)

@@ -10,17 +10,18 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/ramp"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // warn queues the predicted-OOM record of a new episode on d (documentation.md, "Memory
 // runway"): the device's resource, the fastest-growing process's attributes as on its
 // memory metric, the rates and the runway, and a body for the person on call.
-func (t *runwayTracker) warn(d *device, driver string, ts pcommon.Timestamp, fit ramp.Fit, runway float64, mem memoryReading, top *processGrowth) {
+func (t *runwayTracker) warn(d *nvmlx.Device, driver string, ts pcommon.Timestamp, fit ramp.Fit, runway float64, mem memoryReading, top *processGrowth) {
 	if t.pending == (plog.Logs{}) {
 		t.pending = plog.NewLogs()
 	}
 	rl := t.pending.ResourceLogs().AppendEmpty()
-	d.describe(t.switches.Wrap(rl.Resource().Attributes()), driver)
+	describe(t.switches.Wrap(rl.Resource().Attributes()), d, driver)
 	sl := rl.ScopeLogs().AppendEmpty()
 	sl.Scope().SetName(metadata.ScopeName)
 	sl.Scope().SetVersion(t.version)
@@ -46,7 +47,7 @@ func (t *runwayTracker) warn(d *device, driver string, ts pcommon.Timestamp, fit
 }
 
 // runwayBody is the record's text: what will happen, when, why we think so, and who.
-func runwayBody(d *device, fit ramp.Fit, runway float64, mem memoryReading, top *processGrowth) string {
+func runwayBody(d *nvmlx.Device, fit ramp.Fit, runway float64, mem memoryReading, top *processGrowth) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "GPU memory will be full in about %s: %s is growing steadily at %s/s (for %s; %s free of %s).",
 		humanSeconds(runway), deviceLabel(d), humanBytes(fit.Slope), humanSeconds(fit.Dur.Seconds()),
@@ -76,11 +77,11 @@ func runwayBody(d *device, fit ramp.Fit, runway float64, mem memoryReading, top 
 }
 
 // deviceLabel names a GPU or MIG instance the way an operator finds it.
-func deviceLabel(d *device) string {
-	if d.parent != nil {
-		return fmt.Sprintf("MIG instance %s of GPU %d (%s)", d.profile, d.index, d.uuid)
+func deviceLabel(d *nvmlx.Device) string {
+	if d.Parent != nil {
+		return fmt.Sprintf("MIG instance %s of GPU %d (%s)", d.Profile, d.Index, d.UUID)
 	}
-	return fmt.Sprintf("GPU %d (%s, %s)", d.index, d.name, d.uuid)
+	return fmt.Sprintf("GPU %d (%s, %s)", d.Index, d.Name, d.UUID)
 }
 
 func intAttr(m pcommon.Map, k string) int64 {

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
 )
 
@@ -46,7 +47,7 @@ func replayRunway(t *testing.T, name string, seconds int, mods ...func(*Config))
 	}
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	r.now = clock
-	r.newBackend = func(*Config) (backend, error) { return backend{lib: sim, procFS: sim.ProcFS()}, nil }
+	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: sim, ProcFS: sim.ProcFS()}, nil }
 	sink := new(consumertest.LogsSink)
 	r.nextLogs = sink
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))

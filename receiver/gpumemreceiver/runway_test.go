@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/ramp"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // One episode per crossing: a runway that wobbles across the threshold, or whose fit fails
@@ -80,8 +81,8 @@ func startRunway(t *testing.T, lib nvml.Interface, clock func() time.Time, logge
 	}
 	r := newGPUMemReceiver(cfg, set)
 	r.now = clock
-	r.newBackend = func(*Config) (backend, error) {
-		return backend{lib: lib, procFS: procTree(map[uint32]procEntry{4242: {"python3", "0::/\n"}})}, nil
+	r.newBackend = func(*Config) (nvmlx.Backend, error) {
+		return nvmlx.Backend{Lib: lib, ProcFS: procTree(map[uint32]procEntry{4242: {"python3", "0::/\n"}})}, nil
 	}
 	if sink != nil {
 		r.nextLogs = sink

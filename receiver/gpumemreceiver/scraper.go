@@ -11,13 +11,14 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
 )
 
 // metricsScraper turns one pass over the devices into metrics. The scraper controller calls
 // scrape from one goroutine at a time, so the scratch buffers need no lock.
 type metricsScraper struct {
-	sess   *session
+	sess   *nvmlx.Session
 	procs  *procfs.Reader // nil when per-process metrics are off
 	mb     *metadata.MetricsBuilder
 	logger *zap.Logger
@@ -38,15 +39,15 @@ type metricsScraper struct {
 func (s *metricsScraper) scrape(context.Context) (pmetric.Metrics, error) {
 	now := s.now()
 	ts := pcommon.NewTimestampFromTime(now)
-	s.sess.maybeRediscover(now)
+	s.sess.MaybeRediscover(now)
 	var lost scrapeLoss
 	clear(s.live)
-	err := s.sess.withDevices(func(driver string, devices []*device) {
+	err := s.sess.WithDevices(func(driver string, devices []*nvmlx.Device) {
 		for _, d := range devices {
 			lost.merge(s.scrapeGPU(d, driver, ts))
 		}
 	})
-	if errors.Is(err, errNVMLDown) {
+	if errors.Is(err, nvmlx.ErrDown) {
 		// Logged once and reported as component status by the session; an error per tick
 		// would only repeat it.
 		return pmetric.NewMetrics(), nil
@@ -90,32 +91,32 @@ func (l *scrapeLoss) merge(o scrapeLoss) {
 
 // scrapeGPU records a GPU and, in MIG mode, each of its MIG instances as a resource of its
 // own, and returns what could not be recorded.
-func (s *metricsScraper) scrapeGPU(d *device, driver string, ts pcommon.Timestamp) scrapeLoss {
+func (s *metricsScraper) scrapeGPU(d *nvmlx.Device, driver string, ts pcommon.Timestamp) scrapeLoss {
 	var lost scrapeLoss
-	if d.lost.Load() {
-		// Not called until a re-enumeration finds it answering (see maybeRediscover).
-		d.describe(s.mb.StartResource(), driver)
+	if d.Lost() {
+		// Not called until a re-enumeration finds it answering (see Session.MaybeRediscover).
+		describe(s.mb.StartResource(), d, driver)
 		s.recordStatus(d, ts)
-		d.xid.record(s.mb, ts)
+		recordXids(s.mb, d, ts)
 		lost.lostGPUs++
 		return lost
 	}
-	if d.mig.due() {
+	if d.MIGDue() {
 		var refresh scrapeLoss
-		refresh.add(0, d.refreshMIG(s.logger))
+		refresh.add(0, d.RefreshMIG(s.logger))
 		refresh.noteLoss(d, s.logger) // GPU_IS_LOST reading the MIG state: the warning stands for it
 		lost.merge(refresh)
 	}
 	lost.merge(s.scrapeDevice(d, driver, ts))
-	if len(d.mig.instances) == 0 || d.lost.Load() {
+	if len(d.MIGInstances()) == 0 || d.Lost() {
 		return lost
 	}
 	type instanceLoss struct {
-		inst *device
+		inst *nvmlx.Device
 		lost scrapeLoss
 	}
 	var failed []instanceLoss
-	for _, inst := range d.mig.instances {
+	for _, inst := range d.MIGInstances() {
 		if l := s.scrapeDevice(inst, driver, ts); len(l.errs) > 0 {
 			failed = append(failed, instanceLoss{inst, l})
 		}
@@ -125,10 +126,10 @@ func (s *metricsScraper) scrapeGPU(d *device, driver string, ts pcommon.Timestam
 	}
 	// A MIG handle that fails most likely belongs to an instance destroyed by a
 	// reconfiguration: read the instance list now. An instance that is gone is not an error.
-	refreshErr := d.refreshMIG(s.logger)
+	refreshErr := d.RefreshMIG(s.logger)
 	for _, f := range failed {
-		if d.gone(f.inst) {
-			s.logger.Debug("MIG instance went away during the scrape", zap.String("mig_device", f.inst.uuid), zap.Error(f.lost.errs[0]))
+		if d.Gone(f.inst) {
+			s.logger.Debug("MIG instance went away during the scrape", zap.String("mig_device", f.inst.UUID), zap.Error(f.lost.errs[0]))
 			continue
 		}
 		lost.merge(f.lost)
@@ -143,25 +144,25 @@ func (s *metricsScraper) scrapeGPU(d *device, driver string, ts pcommon.Timestam
 // A MIG instance has memory and processes only; the device-level concerns (ECC, retired
 // pages, remapping, Xid, utilization) stay with its GPU, which in MIG mode lists no
 // processes of its own: they are reported on the instances they run in.
-func (s *metricsScraper) scrapeDevice(d *device, driver string, ts pcommon.Timestamp) scrapeLoss {
+func (s *metricsScraper) scrapeDevice(d *nvmlx.Device, driver string, ts pcommon.Timestamp) scrapeLoss {
 	var lost scrapeLoss
-	d.describe(s.mb.StartResource(), driver)
+	describe(s.mb.StartResource(), d, driver)
 
 	mem, memOK, n, err := s.recordMemory(d, ts)
 	lost.add(n, err)
-	if s.wantProcesses() && !d.mig.enabled {
+	if s.wantProcesses() && !d.MIGEnabled() {
 		lost.add(s.recordProcessesOf(d, ts, mem, memOK))
 	}
 	s.observeRunway(d, driver, ts, mem, memOK)
-	if d.parent != nil {
-		d.xid.record(s.mb, ts) // Xid lines that name this MIG instance
+	if d.Parent != nil {
+		recordXids(s.mb, d, ts) // Xid lines that name this MIG instance
 		lost.noteLoss(d, s.logger)
 		return lost
 	}
 	lost.add(s.recordRetiredPages(d, ts))
 	lost.add(s.recordRemappedRows(d, ts))
 	lost.add(s.recordECC(d, ts))
-	d.xid.record(s.mb, ts)
+	recordXids(s.mb, d, ts)
 	lost.add(s.recordUtilization(d, ts))
 	lost.add(s.recordProcessUtilization(d, ts))
 	lost.add(s.recordModes(d, ts))
@@ -172,12 +173,12 @@ func (s *metricsScraper) scrapeDevice(d *device, driver string, ts pcommon.Times
 
 // noteLoss marks the device's GPU lost when a call answered GPU_IS_LOST; the one warning
 // stands for those errors, which are dropped.
-func (l *scrapeLoss) noteLoss(d *device, logger *zap.Logger) {
+func (l *scrapeLoss) noteLoss(d *nvmlx.Device, logger *zap.Logger) {
 	kept := l.errs[:0]
 	found := false
 	for _, err := range l.errs {
-		if isLost(err) {
-			markLost(d, err.Error(), logger)
+		if nvmlx.IsLost(err) {
+			d.MarkLost(err.Error(), logger)
 			found = true
 			continue
 		}

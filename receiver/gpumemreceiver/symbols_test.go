@@ -6,6 +6,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // A library without the calls of newer branches (R470: no memory info v2) never has them
@@ -13,10 +15,10 @@ import (
 func TestMissingSymbolsAreNeverCalled(t *testing.T) {
 	g := newMIGGPU()
 	lib := newFakeNVML(g)
-	lib.missing = map[string]bool{symMemoryInfoV2: true, symRemappedRows: true, symMigMode: true, symDeviceGetSerial: true}
+	lib.missing = map[string]bool{"nvmlDeviceGetMemoryInfo_v2": true, "nvmlDeviceGetRemappedRows": true, "nvmlDeviceGetMigMode": true, "nvmlDeviceGetSerial": true}
 	o := startObserved(t, lib)
 	var got map[string]map[string][]point
-	for range migRecheckEvery + 1 {
+	for range nvmlx.MIGRecheckEvery + 1 {
 		var err error
 		got, err = o.scrape(t)
 		require.NoError(t, err)
@@ -34,7 +36,7 @@ func TestMissingSymbolsAreNeverCalled(t *testing.T) {
 	assert.Contains(t, gpu, "hw.errors", "the calls the library has still report")
 	infos := o.logs.FilterMessage("the NVIDIA driver's NVML library lacks calls of newer driver branches; the metrics they feed are not emitted").All()
 	require.Len(t, infos, 1)
-	assert.Equal(t, []any{symMemoryInfoV2, symRemappedRows, symMigMode, symDeviceGetSerial}, infos[0].ContextMap()["missing_symbols"])
+	assert.Equal(t, []any{"nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetRemappedRows", "nvmlDeviceGetMigMode", "nvmlDeviceGetSerial"}, infos[0].ContextMap()["missing_symbols"])
 }
 
 // NOT_SUPPORTED answered in MIG mode (row remapping with instances) is probed again once the
@@ -54,7 +56,7 @@ func TestMIGModeChangeReprobesNotSupported(t *testing.T) {
 	assert.NotContains(t, got[g.uuid], "nvidia.gpu.memory.remapped_rows")
 
 	g.mig.enabled = false
-	for i := 0; i <= migRecheckEvery && len(got[g.uuid]["nvidia.gpu.memory.remapped_rows"]) == 0; i++ {
+	for i := 0; i <= nvmlx.MIGRecheckEvery && len(got[g.uuid]["nvidia.gpu.memory.remapped_rows"]) == 0; i++ {
 		got, err = o.scrape(t)
 		require.NoError(t, err)
 	}
@@ -70,7 +72,7 @@ func TestXidAttributedToMIGInstance(t *testing.T) {
 	_, err := o.scrape(t)
 	require.NoError(t, err)
 	var bus string
-	require.NoError(t, o.r.sess.withDevices(func(_ string, ds []*device) { bus = ds[0].busID }))
+	require.NoError(t, o.r.sess.WithDevices(func(_ string, ds []*nvmlx.Device) { bus = ds[0].BusID }))
 
 	events := []xidEvent{
 		{code: 94, busID: bus, kmsg: true, migNamed: true, gi: 7, ci: -1},
@@ -82,7 +84,7 @@ func TestXidAttributedToMIGInstance(t *testing.T) {
 	want := []string{"MIG-2222", "MIG-1111", g.uuid, g.uuid}
 	for i, e := range events {
 		if assert.NotNil(t, e.dev, i) {
-			assert.Equal(t, want[i], e.dev.uuid, i)
+			assert.Equal(t, want[i], e.dev.UUID, i)
 		}
 	}
 	o.r.emitXids(events)

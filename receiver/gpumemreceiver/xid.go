@@ -14,6 +14,7 @@ import (
 	"github.com/gpumem/otelcol-gpumem/internal/xid"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/kmsg"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 const (
@@ -34,7 +35,7 @@ type xidEvent struct {
 	code     int
 	inferred bool // "GPU has fallen off the bus" lines carry no number: 79
 	busID    string
-	dev      *device // nil when NVML does not (or no longer) know the GPU
+	dev      *nvmlx.Device // nil when NVML does not (or no longer) know the GPU
 	// migNamed: the driver names a MIG instance ("GPU-I:05"): its GPU instance id gi and
 	// compute instance id ci (-1 when not given).
 	migNamed bool
@@ -61,7 +62,7 @@ func (e *xidEvent) source() string {
 // xidSource watches NVML's Xid events and the kernel log, merges the two reports of one
 // occurrence, and hands each occurrence to emit once. It owns its goroutines.
 type xidSource struct {
-	sess      *session
+	sess      *nvmlx.Session
 	lib       nvml.Interface
 	kmsgPath  string
 	nvmlWatch bool
@@ -159,239 +160,4 @@ func (x *xidSource) watchKmsg(ctx context.Context) {
 			migNamed: ev.GPUInstanceID >= 0, gi: ev.GPUInstanceID, ci: ev.ComputeInstanceID,
 		})
 	}
-}
-
-// watchNVML waits for the session, registers every device that supports Xid events, and
-// waits on the event set until Shutdown.
-func (x *xidSource) watchNVML(ctx context.Context) {
-	defer x.wg.Done()
-	if !x.awaitSession(ctx) {
-		return
-	}
-	set, devices := x.registerXidEvents()
-	if set == nil {
-		return
-	}
-	defer func() { _ = x.sess.withDevices(func(string, []*device) { set.Free() }) }()
-	x.waitXidEvents(ctx, set, devices)
-}
-
-// awaitSession polls until NVML is up; false when ctx ends first.
-func (x *xidSource) awaitSession(ctx context.Context) bool {
-	for !x.sess.isUp() {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(time.Second):
-		}
-	}
-	return true
-}
-
-// registerXidEvents creates an event set and registers each GPU that reports Xid events
-// through NVML; set is nil when none can be had.
-func (x *xidSource) registerXidEvents() (set nvml.EventSet, devices []*device) {
-	_ = x.sess.withDevices(func(_ string, devs []*device) {
-		s, r := x.lib.EventSetCreate()
-		if r != nvml.SUCCESS {
-			x.logger.Warn("NVML Xid events unavailable: cannot create an event set", zap.Error(r))
-			return
-		}
-		for _, d := range devs {
-			if !d.syms.has(symSupportedEventTypes, symDeviceRegisterEvents) {
-				continue
-			}
-			types, r := d.handle.GetSupportedEventTypes()
-			if r != nvml.SUCCESS || types&nvml.EventTypeXidCriticalError == 0 {
-				x.logger.Debug("GPU does not report Xid events through NVML", zap.String("gpu", d.uuid), zap.Error(r))
-				continue
-			}
-			if r := d.handle.RegisterEvents(nvml.EventTypeXidCriticalError, s); r != nvml.SUCCESS {
-				x.logger.Warn("cannot register for Xid events", zap.String("gpu", d.uuid), zap.Error(r))
-				continue
-			}
-			devices = append(devices, d)
-		}
-		set = s
-	})
-	return set, devices
-}
-
-// waitXidEvents waits on the set with a timeout, so it notices Shutdown, and queues each Xid.
-// A failing wait is logged when it starts and when it recovers, not per attempt.
-func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, devices []*device) {
-	failing := false
-	for ctx.Err() == nil {
-		var data nvml.EventData
-		r := nvml.ERROR_UNINITIALIZED
-		var (
-			d   *device
-			bus string
-		)
-		_ = x.sess.withDevices(func(string, []*device) {
-			data, r = set.Wait(uint32(nvmlWaitTimeout / time.Millisecond))
-			// Handles and bus ids change (a GPU back after a reset) under the session's lock only.
-			if r != nvml.SUCCESS {
-				return
-			}
-			if d = deviceOf(devices, data.Device); d != nil {
-				bus = d.busID
-			}
-		})
-		switch r {
-		case nvml.SUCCESS:
-			if failing {
-				x.logger.Info("NVML event wait recovered")
-				failing = false
-			}
-			if data.EventType&nvml.EventTypeXidCriticalError == 0 {
-				continue
-			}
-			e := xidEvent{time: x.now(), code: int(data.EventData), nvml: true, dev: d}
-			if data.GpuInstanceId != noMIGInstance {
-				e.migNamed, e.gi, e.ci = true, int(data.GpuInstanceId), migID(data.ComputeInstanceId)
-			}
-			e.busID = bus
-			x.enqueue(e)
-		case nvml.ERROR_TIMEOUT:
-		default:
-			if !failing {
-				x.logger.Warn("NVML event wait failing; retrying each second", zap.Error(r))
-				failing = true
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-		}
-	}
-}
-
-// noMIGInstance is the instance id of NVML event data not from a MIG instance.
-const noMIGInstance = 0xFFFFFFFF
-
-// migID is an instance id of NVML's event data; noMIGInstance gives -1.
-func migID(id uint32) int {
-	if id == noMIGInstance {
-		return -1
-	}
-	return int(id)
-}
-
-func deviceOf(devices []*device, h nvml.Device) *device {
-	for _, d := range devices {
-		if d.handle == h {
-			return d
-		}
-	}
-	return nil
-}
-
-// merge pairs the NVML and kernel reports of one Xid (same GPU and code within
-// xidMergeWindow) and emits each occurrence once its window has passed.
-func (x *xidSource) merge(ctx context.Context) {
-	defer x.wg.Done()
-	newTicker := x.newTicker
-	if newTicker == nil {
-		newTicker = func(d time.Duration) (<-chan time.Time, func()) {
-			t := time.NewTicker(d)
-			return t.C, t.Stop
-		}
-	}
-	tick, stopTick := newTicker(xidMergeWindow / 4)
-	defer stopTick()
-	var pending []xidEvent
-	flush := func(all bool) {
-		now := x.now()
-		var out []xidEvent
-		kept := pending[:0]
-		for _, p := range pending {
-			if all || now.Sub(p.arrived) >= xidMergeWindow {
-				out = append(out, p)
-			} else {
-				kept = append(kept, p)
-			}
-		}
-		pending = kept
-		if len(out) > 0 {
-			x.resolveDevices(out)
-			x.emit(out)
-		}
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			for {
-				select {
-				case e := <-x.queue:
-					pending = mergeInto(pending, e)
-				default:
-					flush(true)
-					return
-				}
-			}
-		case e := <-x.queue:
-			pending = mergeInto(pending, e)
-		case <-tick:
-			flush(false)
-		}
-	}
-}
-
-// mergeInto adds e to pending, folding it into its twin from the other source if one waits.
-func mergeInto(pending []xidEvent, e xidEvent) []xidEvent {
-	for i := range pending {
-		p := &pending[i]
-		if p.code == e.code && p.busID == e.busID && p.kmsg && e.kmsg && p.inferred != e.inferred {
-			// Xid 79: the driver prints the numbered line and the "fallen off the bus" line.
-			if p.inferred {
-				p.inferred, p.time, p.pid, p.hasPID, p.name, p.text = false, e.time, e.pid, e.hasPID, e.name, e.text
-			}
-			return pending
-		}
-		if p.code != e.code || p.nvml == e.nvml || p.busID != e.busID || absDuration(p.arrived.Sub(e.arrived)) > xidMergeWindow {
-			continue
-		}
-		if e.migNamed && !p.migNamed {
-			p.migNamed, p.gi, p.ci = true, e.gi, e.ci
-		}
-		if e.kmsg { // the kernel line names the process and carries the text and the time
-			p.kmsg, p.time, p.pid, p.hasPID, p.name, p.text, p.inferred = true, e.time, e.pid, e.hasPID, e.name, e.text, e.inferred
-		} else { // NVML names the exact GPU
-			p.nvml, p.dev = true, e.dev
-		}
-		return pending
-	}
-	return append(pending, e)
-}
-
-// resolveDevices finds the GPU of kernel-only events by bus id; a GPU NVML does not list
-// (fallen off the bus) keeps its bus id alone. An event naming a MIG instance goes to that
-// instance where it is known, else stays with the GPU.
-func (x *xidSource) resolveDevices(events []xidEvent) {
-	_ = x.sess.withDevices(func(_ string, devs []*device) {
-		for i := range events {
-			e := &events[i]
-			if e.dev == nil {
-				for _, d := range devs {
-					if d.busID == e.busID {
-						e.dev = d
-						break
-					}
-				}
-			}
-			if e.migNamed && e.dev != nil && e.dev.parent == nil {
-				if inst := e.dev.instanceByID(e.gi, e.ci); inst != nil {
-					e.dev = inst
-				}
-			}
-		}
-	})
-}
-
-func absDuration(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
 }

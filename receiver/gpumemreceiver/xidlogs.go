@@ -18,14 +18,14 @@ func xidLogs(events []xidEvent, driver string, switches *metadata.ResourceSwitch
 		e := &events[i]
 		key := e.busID
 		if e.dev != nil {
-			key = e.dev.uuid
+			key = e.dev.UUID
 		}
 		records, ok := scopes[key]
 		if !ok {
 			rl := ld.ResourceLogs().AppendEmpty()
 			res := switches.Wrap(rl.Resource().Attributes())
 			if e.dev != nil {
-				e.dev.describe(res, driver)
+				describe(res, e.dev, driver)
 			} else {
 				// A GPU NVML no longer sees (Xid 79) keeps what the kernel line says.
 				res.SetStr(metadata.ResHwType, metadata.AttrHwTypeGpu)

@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
 // counterValue is the sum of a counter's points, 0 when it has none yet.
@@ -51,7 +52,7 @@ func startTelemetry(t *testing.T, tt *componenttest.Telemetry, next consumer.Log
 	r := newGPUMemReceiver(cfg, set)
 	r.nextLogs = next
 	lib := newFakeNVML(newFakeGPU(0))
-	r.newBackend = func(*Config) (backend, error) { return backend{lib: lib, procFS: fstest.MapFS{}}, nil }
+	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
 	clock := newXidClock()
 	clock.install(r)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
@@ -75,7 +76,7 @@ func TestXidRecordsReportedThroughObsReport(t *testing.T) {
 			tt := componenttest.NewTelemetry()
 			t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
 			r, clock := startTelemetry(t, tt, tc.next)
-			r.backend.lib.(*fakeNVML).events <- xidAt{device: 0, xid: 48}
+			r.backend.Lib.(*fakeNVML).events <- xidAt{device: 0, xid: 48}
 			clock.settle(t, r.xids, 1)
 			clock.pass(xidMergeWindow)
 			assert.Equal(t, int64(1), counterValue(t, tt, tc.counter))

@@ -1,4 +1,4 @@
-package gpumemreceiver
+package nvmlx
 
 import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -87,11 +87,11 @@ func (s *driverSymbols) has(names ...string) bool {
 
 // initial is the support state a call starts in: unknown (probe it), or unsupported when
 // the library lacks one of its symbols.
-func (s *driverSymbols) initial(names ...string) support {
+func (s *driverSymbols) initial(names ...string) Support {
 	if s.has(names...) {
-		return supportUnknown
+		return SupportUnknown
 	}
-	return unsupported
+	return Unsupported
 }
 
 // missingList names the missing symbols in probe order, for the log line.

@@ -1,4 +1,4 @@
-package gpumemreceiver
+package nvmlx
 
 import (
 	"errors"
@@ -25,37 +25,45 @@ import (
 //   - GetUtilizationRates answers NOT_SUPPORTED on MIG-enabled GPUs and MIG handles; ECC,
 //     retired pages and row remapping stay on the parent.
 
-// migRecheckEvery is how many scrapes pass between reads of a GPU's MIG mode and instance
+// MIGRecheckEvery is how many scrapes pass between reads of a GPU's MIG mode and instance
 // list: reconfiguring MIG (nvidia-smi mig, mig-parted) takes seconds and happens rarely, and
 // a MIG handle that starts failing triggers a read at once.
-const migRecheckEvery = 10
+const MIGRecheckEvery = 10
 
 // migState is a GPU's MIG mode and, in MIG mode, its instances. Only the scraper touches it.
 type migState struct {
-	mode       support // GetMigMode
+	mode       Support // GetMigMode
 	enabled    bool
-	instances  []*device
+	instances  []*Device
 	untilCheck int // scrapes before the next read; 0 reads on the next scrape
 	// shared is instances for the Xid source, which attributes a kernel line naming a MIG
 	// instance ("GPU-I:05") from its own goroutine.
-	shared atomic.Pointer[[]*device]
+	shared atomic.Pointer[[]*Device]
 }
 
-func (m *migState) setInstances(instances []*device) {
+func (m *migState) setInstances(instances []*Device) {
 	m.instances = instances
 	m.shared.Store(&instances)
 }
 
-// instanceByID is the GPU's MIG instance with the GPU instance id (and compute instance id,
+// MIGEnabled says whether the GPU was in MIG mode when its MIG state was last read. Only the
+// scraper asks.
+func (d *Device) MIGEnabled() bool { return d.mig.enabled }
+
+// MIGInstances are the GPU's MIG instances as last read; none outside MIG mode. Only the
+// scraper asks.
+func (d *Device) MIGInstances() []*Device { return d.mig.instances }
+
+// InstanceByID is the GPU's MIG instance with the GPU instance id (and compute instance id,
 // when ci >= 0), or nil when none is known. Safe from any goroutine.
-func (d *device) instanceByID(gi, ci int) *device {
+func (d *Device) InstanceByID(gi, ci int) *Device {
 	p := d.mig.shared.Load()
 	if p == nil || gi < 0 {
 		return nil
 	}
-	var match *device
+	var match *Device
 	for _, inst := range *p {
-		if inst.gpuInstanceID != int64(gi) || (ci >= 0 && inst.computeInstanceID != int64(ci)) {
+		if inst.GPUInstanceID != int64(gi) || (ci >= 0 && inst.ComputeInstanceID != int64(ci)) {
 			continue
 		}
 		if match != nil && ci < 0 {
@@ -66,7 +74,10 @@ func (d *device) instanceByID(gi, ci int) *device {
 	return match
 }
 
-// due says whether this scrape reads the MIG state, counting the scrape.
+// MIGDue says whether this scrape reads the GPU's MIG state (RefreshMIG), counting the
+// scrape.
+func (d *Device) MIGDue() bool { return d.mig.due() }
+
 func (m *migState) due() bool {
 	if m.untilCheck <= 0 {
 		return true
@@ -75,18 +86,18 @@ func (m *migState) due() bool {
 	return false
 }
 
-// refreshMIG reads the GPU's MIG mode and, in MIG mode, its instances, keeping the devices
+// RefreshMIG reads the GPU's MIG mode and, in MIG mode, its instances, keeping the devices
 // of instances already known (and what was probed on them) by UUID.
-func (d *device) refreshMIG(logger *zap.Logger) error {
+func (d *Device) RefreshMIG(logger *zap.Logger) error {
 	m := &d.mig
-	m.untilCheck = migRecheckEvery - 1
-	if m.mode == unsupported {
+	m.untilCheck = MIGRecheckEvery - 1
+	if m.mode == Unsupported {
 		return nil
 	}
-	current, _, r := d.handle.GetMigMode()
-	ok, err := m.mode.check(r)
+	current, _, r := d.Handle.GetMigMode()
+	ok, err := m.mode.Check(r)
 	if err != nil {
-		return fmt.Errorf("read MIG mode of GPU %s: %w", d.uuid, err)
+		return fmt.Errorf("read MIG mode of GPU %s: %w", d.UUID, err)
 	}
 	enabled := ok && current == nvml.DEVICE_MIG_ENABLE
 	if enabled != m.enabled {
@@ -95,7 +106,7 @@ func (d *device) refreshMIG(logger *zap.Logger) error {
 		// other mode is probed again.
 		d.resetProbes()
 		m.enabled = enabled
-		logger.Info("MIG mode of GPU changed", zap.String("gpu", d.uuid), zap.Bool("mig_enabled", enabled))
+		logger.Info("MIG mode of GPU changed", zap.String("gpu", d.UUID), zap.Bool("mig_enabled", enabled))
 	}
 	if !enabled {
 		if len(m.instances) > 0 {
@@ -107,9 +118,9 @@ func (d *device) refreshMIG(logger *zap.Logger) error {
 	if changed(m.instances, instances) {
 		names := make([]string, len(instances))
 		for i, inst := range instances {
-			names[i] = inst.profile + " " + inst.uuid
+			names[i] = inst.Profile + " " + inst.UUID
 		}
-		logger.Info("MIG instances of GPU changed", zap.String("gpu", d.uuid), zap.Strings("instances", names))
+		logger.Info("MIG instances of GPU changed", zap.String("gpu", d.UUID), zap.Strings("instances", names))
 	}
 	m.setInstances(instances)
 	return err
@@ -117,31 +128,31 @@ func (d *device) refreshMIG(logger *zap.Logger) error {
 
 // listMIG enumerates the GPU's MIG devices. An index whose device cannot be read is left out
 // and reported; the others are kept.
-func (d *device) listMIG() ([]*device, error) {
-	count, r := d.handle.GetMaxMigDeviceCount()
+func (d *Device) listMIG() ([]*Device, error) {
+	count, r := d.Handle.GetMaxMigDeviceCount()
 	if r != nvml.SUCCESS {
-		return d.mig.instances, fmt.Errorf("count MIG devices of GPU %s: %w", d.uuid, r)
+		return d.mig.instances, fmt.Errorf("count MIG devices of GPU %s: %w", d.UUID, r)
 	}
 	var (
-		out  []*device
+		out  []*Device
 		errs []error
 	)
 	for i := 0; i < count; i++ {
-		h, r := d.handle.GetMigDeviceHandleByIndex(i)
+		h, r := d.Handle.GetMigDeviceHandleByIndex(i)
 		if r == nvml.ERROR_NOT_FOUND {
 			continue // no instance at this index
 		}
 		if r != nvml.SUCCESS {
-			errs = append(errs, fmt.Errorf("get MIG device %d of GPU %s: %w", i, d.uuid, r))
+			errs = append(errs, fmt.Errorf("get MIG device %d of GPU %s: %w", i, d.UUID, r))
 			continue
 		}
 		uuid, r := h.GetUUID()
 		if r != nvml.SUCCESS {
-			errs = append(errs, fmt.Errorf("read UUID of MIG device %d of GPU %s: %w", i, d.uuid, r))
+			errs = append(errs, fmt.Errorf("read UUID of MIG device %d of GPU %s: %w", i, d.UUID, r))
 			continue
 		}
 		if known := d.instance(uuid); known != nil {
-			known.handle = h // handles may be reissued; the UUID is the instance
+			known.Handle = h // handles may be reissued; the UUID is the instance
 			out = append(out, known)
 			continue
 		}
@@ -156,16 +167,16 @@ func (d *device) listMIG() ([]*device, error) {
 }
 
 // instance returns the known instance with the UUID, or nil.
-func (d *device) instance(uuid string) *device {
+func (d *Device) instance(uuid string) *Device {
 	for _, inst := range d.mig.instances {
-		if inst.uuid == uuid {
+		if inst.UUID == uuid {
 			return inst
 		}
 	}
 	return nil
 }
 
-func (d *device) newInstance(h nvml.Device, uuid string) (*device, error) {
+func (d *Device) newInstance(h nvml.Device, uuid string) (*Device, error) {
 	gi, r := h.GetGpuInstanceId()
 	if r != nvml.SUCCESS {
 		return nil, fmt.Errorf("read GPU instance id of MIG device %s: %w", uuid, r)
@@ -174,13 +185,13 @@ func (d *device) newInstance(h nvml.Device, uuid string) (*device, error) {
 	if r != nvml.SUCCESS {
 		return nil, fmt.Errorf("read compute instance id of MIG device %s: %w", uuid, r)
 	}
-	inst := &device{
-		handle: h, index: d.index, uuid: uuid, serial: d.serial, busID: d.busID, syms: d.syms,
-		parent: d, gpuInstanceID: int64(gi), computeInstanceID: int64(ci),
+	inst := &Device{
+		Handle: h, Index: d.Index, UUID: uuid, Serial: d.Serial, BusID: d.BusID, syms: d.syms,
+		Parent: d, GPUInstanceID: int64(gi), ComputeInstanceID: int64(ci),
 	}
 	inst.resetProbes()
-	inst.name, _ = h.GetName()
-	inst.profile = migProfile(inst.name)
+	inst.Name, _ = h.GetName()
+	inst.Profile = migProfile(inst.Name)
 	return inst, nil
 }
 
@@ -200,7 +211,7 @@ func migProfile(name string) string {
 }
 
 // changed says whether two instance lists differ (by device, in order).
-func changed(a, b []*device) bool {
+func changed(a, b []*Device) bool {
 	if len(a) != len(b) {
 		return true
 	}
@@ -212,8 +223,8 @@ func changed(a, b []*device) bool {
 	return false
 }
 
-// gone says whether inst is no longer one of the GPU's instances.
-func (d *device) gone(inst *device) bool {
+// Gone says whether inst is no longer one of the GPU's instances.
+func (d *Device) Gone(inst *Device) bool {
 	for _, i := range d.mig.instances {
 		if i == inst {
 			return false

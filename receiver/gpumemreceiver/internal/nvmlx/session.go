@@ -1,4 +1,4 @@
-package gpumemreceiver
+package nvmlx
 
 import (
 	"errors"
@@ -12,19 +12,20 @@ import (
 	"go.uber.org/zap"
 )
 
-// errNVMLDown is what the gate answers while the library is not initialised.
-var errNVMLDown = errors.New("NVML is not initialised")
+// ErrDown is what the gate answers while the library is not initialised.
+var ErrDown = errors.New("NVML is not initialised")
 
-// session owns the NVML library for one receiver instance and is the one gate every NVML
+// Session owns the NVML library for one receiver instance and is the one gate every NVML
 // call passes: after a failed nvml.Init any other go-nvml call dereferences an unresolved
 // symbol and kills the process, so nothing may reach the library while it is down.
-type session struct {
+type Session struct {
 	lib         nvml.Interface
 	libraryPath string // for the log line only
 	logger      *zap.Logger
 
-	// retry bounds the background re-initialisation after a failed start.
-	retryMin, retryMax time.Duration
+	// RetryMin and RetryMax bound the background re-initialisation after a failed start;
+	// set them before Start.
+	RetryMin, RetryMax time.Duration
 
 	// rediscoverEvery is how often the device list is read again (a lost GPU back after a
 	// reset, a GPU added by a driver reload); lastDiscover is when it last was.
@@ -34,20 +35,22 @@ type session struct {
 	mu            sync.RWMutex
 	up            bool
 	driverVersion string
-	devices       []*device
+	devices       []*Device
 	syms          *driverSymbols
 
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
 
-func newSession(lib nvml.Interface, libraryPath string, logger *zap.Logger) *session {
-	return &session{
+// NewSession prepares a session on lib; nothing touches the library before Start.
+// libraryPath names the library in the log lines.
+func NewSession(lib nvml.Interface, libraryPath string, logger *zap.Logger) *Session {
+	return &Session{
 		lib:         lib,
 		libraryPath: libraryPath,
 		logger:      logger,
-		retryMin:    time.Second,
-		retryMax:    time.Minute,
+		RetryMin:    time.Second,
+		RetryMax:    time.Minute,
 		// A GPU comes back after a reset or a driver reload, which take tens of seconds:
 		// reading the list more often would only cost calls.
 		rediscoverEvery: 30 * time.Second,
@@ -55,9 +58,9 @@ func newSession(lib nvml.Interface, libraryPath string, logger *zap.Logger) *ses
 	}
 }
 
-// start initialises NVML. A failure is not fatal: the collector keeps running, the component
+// Start initialises NVML. A failure is not fatal: the collector keeps running, the component
 // reports a recoverable error, and one goroutine retries with backoff until it works.
-func (s *session) start(host component.Host) {
+func (s *Session) Start(host component.Host) {
 	err := s.init()
 	if err == nil {
 		return
@@ -71,9 +74,9 @@ func (s *session) start(host component.Host) {
 	go s.retry(host)
 }
 
-func (s *session) retry(host component.Host) {
+func (s *Session) retry(host component.Host) {
 	defer s.wg.Done()
-	wait := s.retryMin
+	wait := s.RetryMin
 	for {
 		select {
 		case <-s.stop:
@@ -82,7 +85,7 @@ func (s *session) retry(host component.Host) {
 		}
 		if err := s.init(); err != nil {
 			s.logger.Debug("NVML still unavailable", zap.Error(err), zap.Duration("next_try", wait))
-			wait = min(2*wait, s.retryMax)
+			wait = min(2*wait, s.RetryMax)
 			continue
 		}
 		s.logger.Info("NVML initialised after retry")
@@ -93,7 +96,7 @@ func (s *session) retry(host component.Host) {
 
 // init loads the library and discovers the devices. Only here is the library touched
 // while the gate is closed, and only through Init.
-func (s *session) init() error {
+func (s *Session) init() error {
 	if r := s.lib.Init(); r != nvml.SUCCESS {
 		return fmt.Errorf("initialise NVML from %q: %w", s.libraryPath, r)
 	}
@@ -114,19 +117,20 @@ func (s *session) init() error {
 	return nil
 }
 
-// withDevices runs fn with the device list while holding the gate open.
-func (s *session) withDevices(fn func(driverVersion string, devices []*device)) error {
+// WithDevices runs fn with the device list while holding the gate open; ErrDown while
+// the library is not initialised.
+func (s *Session) WithDevices(fn func(driverVersion string, devices []*Device)) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if !s.up {
-		return errNVMLDown
+		return ErrDown
 	}
 	fn(s.driverVersion, s.devices)
 	return nil
 }
 
-// shutdown stops the retry loop and releases the library. Safe without start and twice.
-func (s *session) shutdown() {
+// Shutdown stops the retry loop and releases the library. Safe without Start and twice.
+func (s *Session) Shutdown() {
 	select {
 	case <-s.stop:
 	default:
@@ -143,8 +147,8 @@ func (s *session) shutdown() {
 	}
 }
 
-// isUp says whether the gate is open.
-func (s *session) isUp() bool {
+// IsUp says whether the gate is open.
+func (s *Session) IsUp() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.up

@@ -1,0 +1,137 @@
+package nvmlx
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/kmsg"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
+)
+
+// The backends: the driver's NVML library, or a scenario replay.
+const (
+	BackendNVML      = "nvml"
+	BackendSimulated = "simulated"
+)
+
+// DefaultKmsgPath is the host's kernel log, where Xid lines are read by default.
+const DefaultKmsgPath = "/dev/kmsg"
+
+// BackendConfig is what the receiver's configuration says about the backend.
+type BackendConfig struct {
+	Kind        string // BackendNVML or BackendSimulated
+	LibraryPath string // the NVML library to load; "" is the loader's default
+	ProcRoot    string // where the host's /proc is visible
+	KmsgPath    string // the kernel log to read Xid lines from; "" for none
+	Scenario    string // simulated: the scenario file; "" runs the built-in scenario
+	LogDir      string // simulated: where the scenario's application log lines go; "" for none
+}
+
+// Backend is what differs between a real and a simulated GPU node.
+type Backend struct {
+	Lib      nvml.Interface
+	ProcFS   fs.FS
+	KmsgPath string    // the kernel log to read Xid lines from; "" for none
+	Boot     time.Time // what kernel log timestamps count from
+	Stop     func()    // releases what the backend holds (the simulator's writers); may be nil
+}
+
+// NewBackend builds the backend cfg names. The simulated one is started: its clock runs.
+func NewBackend(cfg BackendConfig) (Backend, error) {
+	if cfg.Kind == BackendSimulated {
+		return simulatedBackend(cfg)
+	}
+	var opts []nvml.LibraryOption
+	if cfg.LibraryPath != "" {
+		opts = append(opts, nvml.WithLibraryPath(cfg.LibraryPath))
+	}
+	return Backend{Lib: nvml.New(opts...), ProcFS: os.DirFS(cfg.ProcRoot), KmsgPath: cfg.KmsgPath, Boot: bootTime()}, nil
+}
+
+// bootTime is when the kernel log's clock started; without /proc/uptime, now (records then
+// carry the time they were read).
+func bootTime() time.Time {
+	if t, err := kmsg.BootTime(); err == nil {
+		return t
+	}
+	return time.Now()
+}
+
+func simulatedBackend(cfg BackendConfig) (Backend, error) {
+	scn := simnvml.BuiltinScenario()
+	if cfg.Scenario != "" {
+		var err error
+		if scn, err = simnvml.LoadScenario(cfg.Scenario); err != nil {
+			return Backend{}, fmt.Errorf("'simulated.scenario': %w", err)
+		}
+	}
+	// The simulator writes its kernel records where the receiver reads them: never the host's
+	// /dev/kmsg (the default), but a file of its own unless the user named one.
+	b := Backend{Boot: bootTime(), KmsgPath: cfg.KmsgPath}
+	var cleanup func()
+	if b.KmsgPath == DefaultKmsgPath {
+		dir, err := os.MkdirTemp("", "gpumem-sim-")
+		if err != nil {
+			return Backend{}, fmt.Errorf("start simulated backend: %w", err)
+		}
+		b.KmsgPath = filepath.Join(dir, "kmsg")
+		cleanup = func() { _ = os.RemoveAll(dir) }
+	}
+	if b.KmsgPath != "" {
+		// The reader opens the file at start; the simulator appends to it.
+		if err := touch(b.KmsgPath); err != nil {
+			return Backend{}, fmt.Errorf("start simulated backend: %w", err)
+		}
+	}
+	sim, err := simnvml.New(scn, simnvml.Options{Now: time.Now, BootTime: b.Boot, KmsgPath: b.KmsgPath, LogDir: cfg.LogDir})
+	if err == nil {
+		err = sim.Start()
+	}
+	if err != nil {
+		if cleanup != nil {
+			cleanup()
+		}
+		return Backend{}, fmt.Errorf("start simulated backend: %w", err)
+	}
+	b.Lib, b.ProcFS = sim, sim.ProcFS()
+	b.Stop = func() {
+		sim.Stop()
+		if cleanup != nil {
+			cleanup()
+		}
+	}
+	return b, nil
+}
+
+// touch creates path when it does not exist. Non-blocking, so a FIFO there (which the
+// receiver's own kernel log reader is about to open) never blocks Start: with no reader yet
+// open(2) fails with ENXIO instead of waiting, and the FIFO is left as it is.
+func touch(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NONBLOCK, 0o600)
+	if errors.Is(err, syscall.ENXIO) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// LibraryName names the library the backend loads, for the log lines.
+func (cfg BackendConfig) LibraryName() string {
+	switch {
+	case cfg.Kind == BackendSimulated:
+		return "simulated"
+	case cfg.LibraryPath != "":
+		return cfg.LibraryPath
+	default:
+		return "libnvidia-ml.so.1"
+	}
+}

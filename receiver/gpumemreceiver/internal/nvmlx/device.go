@@ -1,0 +1,209 @@
+package nvmlx
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.uber.org/zap"
+
+	"github.com/gpumem/otelcol-gpumem/internal/xid"
+)
+
+// Device is one GPU as discovered at init, or one MIG instance of a GPU in MIG mode: its
+// handle, the facts that do not change while the driver is loaded (or the instance lives),
+// and what it was found to support. A GPU's Handle, Index and BusID change (a GPU back after
+// a reset) only under the session's write lock; a MIG instance's Handle only in RefreshMIG,
+// which the scraper calls.
+type Device struct {
+	Handle nvml.Device
+	Index  int
+	UUID   string
+	Name   string // the product name NVML gives (hw.model)
+	Serial string
+	// Firmware is the VBIOS version; "" where NVML does not give it.
+	Firmware string
+	BusID    string
+
+	// Support is what each call was found to support; the recorders probe and update it.
+	Support Probes
+	// RetirementPending and RemapPending are set by the reliability recorders: a page
+	// retirement or a row remapping waits for a reset (hw.status degraded).
+	RetirementPending, RemapPending bool
+
+	// What the scrape concerns keep from one scrape to the next. The driver layer only
+	// carries it, so that it lives as long as the device does (a MIG instance's as long as
+	// its UUID).
+	//
+	// ProcessUtilSeen is NVML's timestamp (µs) of the newest per-process utilization
+	// sample read.
+	ProcessUtilSeen uint64
+	// ECCStart is the start time of the volatile ECC counters: the first scrape, moved on
+	// when a counter goes down (the driver was reloaded and the counters reset).
+	ECCStart pcommon.Timestamp
+	ECCLast  [2]uint64
+	// Xids counts the device's Xid events by code.
+	Xids XidCounts
+
+	// syms is what the loaded library exports (shared by every device of a session).
+	syms *driverSymbols
+	// lost is set when the GPU answers GPU_IS_LOST or reports Xid 79: the scraper stops
+	// calling it and reports hw.status failed until a re-enumeration finds it answering.
+	// Set by the scraper and the Xid source, cleared by the session's re-enumeration.
+	lost atomic.Bool
+
+	// mig is a GPU's MIG mode and instances (see mig.go).
+	mig migState
+	// On a MIG instance: the GPU it is carved from and which slice it is. Index, Serial and
+	// BusID are the parent's.
+	Parent                           *Device
+	GPUInstanceID, ComputeInstanceID int64
+	Profile                          string
+}
+
+// Probes is, per NVML call a recorder makes, whether it works on a device.
+type Probes struct {
+	MemoryV2, Utilization, Compute, Graphics                       Support
+	RetiredPages, RetiredPending, RemappedRows, ECCMode, ECCErrors Support
+	// per-process utilization, persistence and compute mode
+	ProcessUtil, Persistence, ComputeMode Support
+}
+
+// Support remembers whether an NVML call works on a device, so NOT_SUPPORTED is probed once
+// and the call is never made again.
+type Support uint8
+
+// A call's support: not yet probed, works, or never made again.
+const (
+	SupportUnknown Support = iota
+	Supported
+	Unsupported
+)
+
+// Check records r and says whether the call's result can be used. NOT_SUPPORTED (and a call
+// the installed driver lacks) marks the call unsupported quietly; other failures are errors.
+func (s *Support) Check(r nvml.Return) (ok bool, err error) {
+	switch r {
+	case nvml.SUCCESS:
+		*s = Supported
+		return true, nil
+	case nvml.ERROR_NOT_SUPPORTED, nvml.ERROR_FUNCTION_NOT_FOUND:
+		*s = Unsupported
+		return false, nil
+	default:
+		return false, r
+	}
+}
+
+// resetProbes forgets what was probed, so every call is probed again (after a MIG mode
+// change, or when a lost GPU comes back); calls whose symbols the library lacks stay off.
+func (d *Device) resetProbes() {
+	p := &d.Support
+	p.MemoryV2 = d.syms.initial(symMemoryInfoV2)
+	p.Utilization = d.syms.initial(symUtilizationRates)
+	p.Compute, p.Graphics = SupportUnknown, SupportUnknown
+	p.RetiredPages = d.syms.initial(symRetiredPages)
+	p.RetiredPending = d.syms.initial(symRetiredPagesPending)
+	p.RemappedRows = d.syms.initial(symRemappedRows)
+	p.ECCMode = d.syms.initial(symEccMode)
+	p.ECCErrors = d.syms.initial(symTotalEccErrors)
+	p.ProcessUtil = d.syms.initial(symProcessUtilization)
+	p.Persistence = d.syms.initial(symPersistenceMode)
+	p.ComputeMode = d.syms.initial(symComputeMode)
+	d.RetirementPending, d.RemapPending = false, false
+}
+
+// HasEventCalls says whether the loaded library exports the calls that register a device for
+// NVML events.
+func (d *Device) HasEventCalls() bool {
+	return d.syms.has(symSupportedEventTypes, symDeviceRegisterEvents)
+}
+
+// root is the physical GPU: the device itself, or a MIG instance's parent.
+func (d *Device) root() *Device {
+	if d.Parent != nil {
+		return d.Parent
+	}
+	return d
+}
+
+// discover lists the GPUs. A GPU whose handle cannot be had (lost, or not permitted) is left
+// out with a warning rather than failing the whole receiver.
+func discover(lib nvml.Interface, syms *driverSymbols, logger *zap.Logger) ([]*Device, string, error) {
+	var driver string
+	if syms.has(symSystemDriverVersion) {
+		v, r := lib.SystemGetDriverVersion()
+		if r == nvml.SUCCESS {
+			driver = v
+		} else {
+			logger.Debug("driver version not available", zap.Error(r))
+		}
+	}
+	count, r := lib.DeviceGetCount()
+	if r != nvml.SUCCESS {
+		return nil, "", fmt.Errorf("count GPUs: %w", r)
+	}
+	devices := make([]*Device, 0, count)
+	for i := 0; i < count; i++ {
+		d, err := openDevice(lib, syms, i)
+		if IsLost(err) {
+			// Without a handle there is no UUID to report hw.status under; re-enumeration
+			// adds the GPU once it answers.
+			logger.Warn("GPU lost: NVML can no longer reach it; it is left out until it answers again",
+				zap.Int("index", i), zap.String("action", lostAction), zap.Error(err))
+			continue
+		}
+		if err != nil {
+			logger.Warn("GPU left out", zap.Int("index", i), zap.Error(err))
+			continue
+		}
+		devices = append(devices, d)
+	}
+	return devices, driver, nil
+}
+
+// openDevice gets the handle of the GPU at index and reads what does not change.
+func openDevice(lib nvml.Interface, syms *driverSymbols, i int) (*Device, error) {
+	h, r := lib.DeviceGetHandleByIndex(i)
+	if r != nvml.SUCCESS {
+		return nil, fmt.Errorf("get handle of GPU %d: %w", i, r)
+	}
+	d := &Device{Handle: h, Index: i, syms: syms}
+	if d.UUID, r = h.GetUUID(); r != nvml.SUCCESS {
+		return nil, fmt.Errorf("read UUID of GPU %d: %w", i, r)
+	}
+	d.Name, _ = h.GetName()
+	if syms.has(symDeviceGetSerial) {
+		if serial, r := h.GetSerial(); r == nvml.SUCCESS {
+			d.Serial = serial
+		}
+	}
+	if syms.has(symVbiosVersion) {
+		if vbios, r := h.GetVbiosVersion(); r == nvml.SUCCESS {
+			d.Firmware = vbios
+		}
+	}
+	if pci, r := h.GetPciInfo(); r == nvml.SUCCESS {
+		d.BusID = busIDString(pci.BusId)
+		// The kernel prints bus ids its own way; one form lets Xid lines find their GPU.
+		if norm := xid.NormalizeBusID(d.BusID); norm != "" {
+			d.BusID = norm
+		}
+	}
+	d.resetProbes()
+	d.mig.mode = syms.initial(migSymbols...)
+	return d, nil
+}
+
+// busIDString turns NVML's NUL-terminated C string into Go's.
+func busIDString(b [32]int8) string {
+	buf := make([]byte, 0, len(b))
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		buf = append(buf, byte(c))
+	}
+	return string(buf)
+}

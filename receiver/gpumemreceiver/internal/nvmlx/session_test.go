@@ -1,0 +1,76 @@
+package nvmlx
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+// The NVML init retry doubles its wait after each failure up to RetryMax, and stays there.
+// The waits are read from the debug line each retry logs (next_try), so the test does not
+// depend on how long the sleeps really took.
+func TestInitRetryBackoffGrowsAndIsCapped(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	var mu sync.Mutex
+	inits := 0
+	lib := fakeLib(1)
+	lib.InitFunc = func() nvml.Return {
+		mu.Lock()
+		defer mu.Unlock()
+		inits++
+		if inits <= 8 {
+			return nvml.ERROR_DRIVER_NOT_LOADED
+		}
+		return nvml.SUCCESS
+	}
+	s := NewSession(lib, "libnvidia-ml.so.1", zap.New(core))
+	s.RetryMin, s.RetryMax = time.Millisecond, 8*time.Millisecond
+	s.Start(componenttest.NewNopHost())
+	t.Cleanup(s.Shutdown)
+	require.Eventually(t, s.IsUp, 10*time.Second, time.Millisecond)
+
+	var waits []time.Duration
+	for _, e := range logs.FilterMessage("NVML still unavailable").All() {
+		waits = append(waits, e.ContextMap()["next_try"].(time.Duration))
+	}
+	require.Len(t, waits, 7, "1 failure at start, 7 retries that fail, then success")
+	assert.Contains(t, []time.Duration{s.RetryMin, 2 * s.RetryMin}, waits[0], "starts at RetryMin (the wait just taken or the next one)")
+	for i := 1; i < len(waits); i++ {
+		assert.Equal(t, min(2*waits[i-1], s.RetryMax), waits[i], "wait %d doubles up to RetryMax: %v", i, waits)
+	}
+	assert.Equal(t, s.RetryMax, waits[len(waits)-1], "capped: %v", waits)
+}
+
+// Before Start and after Shutdown the gate is closed: WithDevices answers ErrDown and does
+// not run fn. Shutdown is safe twice.
+func TestSessionGate(t *testing.T) {
+	s := NewSession(fakeLib(2), "libnvidia-ml.so.1", zap.NewNop())
+	ran := false
+	require.ErrorIs(t, s.WithDevices(func(string, []*Device) { ran = true }), ErrDown)
+	assert.False(t, ran)
+
+	s.Start(componenttest.NewNopHost())
+	require.True(t, s.IsUp())
+	require.NoError(t, s.WithDevices(func(driver string, ds []*Device) {
+		ran = true
+		assert.Equal(t, "570.86.15", driver)
+		require.Len(t, ds, 2)
+		assert.Equal(t, "GPU-00000001-aaaa-bbbb-cccc-dddddddddddd", ds[1].UUID)
+		assert.Equal(t, "00000000:19:00.0", ds[1].BusID)
+		assert.Equal(t, 1, ds[1].Index)
+	}))
+	assert.True(t, ran)
+
+	s.Shutdown()
+	s.Shutdown()
+	assert.False(t, s.IsUp())
+	require.ErrorIs(t, s.WithDevices(func(string, []*Device) {}), ErrDown)
+}

@@ -1,0 +1,137 @@
+package gpumemreceiver
+
+import (
+	"context"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"go.uber.org/zap"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+)
+
+// watchNVML waits for the session, registers every device that supports Xid events, and
+// waits on the event set until Shutdown.
+func (x *xidSource) watchNVML(ctx context.Context) {
+	defer x.wg.Done()
+	if !x.awaitSession(ctx) {
+		return
+	}
+	set, devices := x.registerXidEvents()
+	if set == nil {
+		return
+	}
+	defer func() { _ = x.sess.WithDevices(func(string, []*nvmlx.Device) { set.Free() }) }()
+	x.waitXidEvents(ctx, set, devices)
+}
+
+// awaitSession polls until NVML is up; false when ctx ends first.
+func (x *xidSource) awaitSession(ctx context.Context) bool {
+	for !x.sess.IsUp() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Second):
+		}
+	}
+	return true
+}
+
+// registerXidEvents creates an event set and registers each GPU that reports Xid events
+// through NVML; set is nil when none can be had.
+func (x *xidSource) registerXidEvents() (set nvml.EventSet, devices []*nvmlx.Device) {
+	_ = x.sess.WithDevices(func(_ string, devs []*nvmlx.Device) {
+		s, r := x.lib.EventSetCreate()
+		if r != nvml.SUCCESS {
+			x.logger.Warn("NVML Xid events unavailable: cannot create an event set", zap.Error(r))
+			return
+		}
+		for _, d := range devs {
+			if !d.HasEventCalls() {
+				continue
+			}
+			types, r := d.Handle.GetSupportedEventTypes()
+			if r != nvml.SUCCESS || types&nvml.EventTypeXidCriticalError == 0 {
+				x.logger.Debug("GPU does not report Xid events through NVML", zap.String("gpu", d.UUID), zap.Error(r))
+				continue
+			}
+			if r := d.Handle.RegisterEvents(nvml.EventTypeXidCriticalError, s); r != nvml.SUCCESS {
+				x.logger.Warn("cannot register for Xid events", zap.String("gpu", d.UUID), zap.Error(r))
+				continue
+			}
+			devices = append(devices, d)
+		}
+		set = s
+	})
+	return set, devices
+}
+
+// waitXidEvents waits on the set with a timeout, so it notices Shutdown, and queues each Xid.
+// A failing wait is logged when it starts and when it recovers, not per attempt.
+func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, devices []*nvmlx.Device) {
+	failing := false
+	for ctx.Err() == nil {
+		var data nvml.EventData
+		r := nvml.ERROR_UNINITIALIZED
+		var (
+			d   *nvmlx.Device
+			bus string
+		)
+		_ = x.sess.WithDevices(func(string, []*nvmlx.Device) {
+			data, r = set.Wait(uint32(nvmlWaitTimeout / time.Millisecond))
+			// Handles and bus ids change (a GPU back after a reset) under the session's lock only.
+			if r != nvml.SUCCESS {
+				return
+			}
+			if d = deviceOf(devices, data.Device); d != nil {
+				bus = d.BusID
+			}
+		})
+		switch r {
+		case nvml.SUCCESS:
+			if failing {
+				x.logger.Info("NVML event wait recovered")
+				failing = false
+			}
+			if data.EventType&nvml.EventTypeXidCriticalError == 0 {
+				continue
+			}
+			e := xidEvent{time: x.now(), code: int(data.EventData), nvml: true, dev: d}
+			if data.GpuInstanceId != noMIGInstance {
+				e.migNamed, e.gi, e.ci = true, int(data.GpuInstanceId), migID(data.ComputeInstanceId)
+			}
+			e.busID = bus
+			x.enqueue(e)
+		case nvml.ERROR_TIMEOUT:
+		default:
+			if !failing {
+				x.logger.Warn("NVML event wait failing; retrying each second", zap.Error(r))
+				failing = true
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// noMIGInstance is the instance id of NVML event data not from a MIG instance.
+const noMIGInstance = 0xFFFFFFFF
+
+// migID is an instance id of NVML's event data; noMIGInstance gives -1.
+func migID(id uint32) int {
+	if id == noMIGInstance {
+		return -1
+	}
+	return int(id)
+}
+
+func deviceOf(devices []*nvmlx.Device, h nvml.Device) *nvmlx.Device {
+	for _, d := range devices {
+		if d.Handle == h {
+			return d
+		}
+	}
+	return nil
+}
