@@ -11,12 +11,6 @@ import (
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 )
 
-// The kubelet's own paths (documentation.md, "Kubernetes").
-const (
-	defaultPodResourcesSocket = "/var/lib/kubelet/pod-resources/kubelet.sock"
-	defaultPodLogsDir         = "/var/log/pods"
-)
-
 // Config is the gpu_mem receiver's configuration.
 type Config struct {
 	scraperhelper.ControllerConfig `mapstructure:",squash"`
@@ -138,6 +132,7 @@ func (cfg *Config) backendConfig() nvmlx.BackendConfig {
 	return nvmlx.BackendConfig{
 		Kind: cfg.Backend, LibraryPath: cfg.LibraryPath, ProcRoot: cfg.Processes.ProcRoot,
 		KmsgPath: cfg.Xid.KmsgPath, Scenario: cfg.Simulated.Scenario, LogDir: cfg.Simulated.LogDir,
+		PodResourcesSocket: cfg.Kubernetes.PodResourcesSocket, PodLogsDir: cfg.Kubernetes.PodLogsDir,
 	}
 }
 

@@ -47,7 +47,7 @@ func createDefaultConfig() component.Config {
 		// needs no configuration, and on a host that is no node both are simply absent.
 		// 10 s keeps a new pod's allocation visible before its first OOM is likely, at one
 		// List per 10 s (the kubelet answers from memory).
-		Kubernetes: KubernetesConfig{PodResourcesSocket: defaultPodResourcesSocket, PodLogsDir: defaultPodLogsDir, RefreshInterval: 10 * time.Second},
+		Kubernetes: KubernetesConfig{PodResourcesSocket: nvmlx.DefaultPodResourcesSocket, PodLogsDir: nvmlx.DefaultPodLogsDir, RefreshInterval: 10 * time.Second},
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/podresources"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
 )
@@ -33,15 +35,10 @@ type podTracker struct {
 	// one appears, and it is forgotten when it leaves or becomes expected.
 	consumers map[consumerKey]uint64
 	unexpect  *unexpectedRecords
-}
-
-// podDevice is what the tracker needs of a GPU or MIG instance.
-type podDevice struct {
-	uuid string
-	// parentUUID, gi and ci name a MIG instance the way old drivers' device plugin ids do
-	// (MIG-GPU-<uuid>/<gi>/<ci>); parentUUID is "" for a GPU.
-	parentUUID string
-	gi, ci     int
+	// reconcile: processes are listed with their cgroups (processes.enabled), so those the
+	// kubelet did not place can be told.
+	reconcile bool
+	switches  *metadata.ResourceSwitches
 }
 
 // podProcess is one process listed on a device, with what its cgroup and the kubelet's
@@ -71,8 +68,12 @@ type consumerKey struct {
 // gets no record).
 const maxTracked = 8192
 
-func newPodTracker(src *podresources.Source, unexpect *unexpectedRecords) *podTracker {
-	return &podTracker{src: src, active: map[allocKey]allocSeen{}, consumers: map[consumerKey]uint64{}, unexpect: unexpect}
+func newPodTracker(src *podresources.Source, reconcile bool, switches *metadata.ResourceSwitches, version string, emit func(plog.Logs)) *podTracker {
+	return &podTracker{
+		src: src, active: map[allocKey]allocSeen{}, consumers: map[consumerKey]uint64{},
+		unexpect:  &unexpectedRecords{version: version, emit: emit, uidOf: src.PodUID},
+		reconcile: reconcile, switches: switches,
+	}
 }
 
 // begin reads the kubelet when the cached answer is older than the refresh interval.
@@ -94,19 +95,27 @@ func (t *podTracker) identity(info procfs.Info, deviceUUID string) podresources.
 	return t.src.Lookup(info.PodUID, info.ContainerID, deviceUUID)
 }
 
-// observe notes a process listed on the device being scraped.
+// observe notes a process listed on the device being scraped (once: NVML lists a process
+// with compute and graphics contexts under each).
 func (t *podTracker) observe(p podProcess) {
-	if t != nil {
-		t.onDevice = append(t.onDevice, p)
+	if t == nil {
+		return
 	}
+	for _, q := range t.onDevice {
+		if q.pid == p.pid {
+			return
+		}
+	}
+	t.onDevice = append(t.onDevice, p)
 }
 
 // allocations are the kubelet's allocations of a device: by its UUID (GPU, time-sliced
-// replica, MIG device UUID), and for a MIG instance also by its parent and instance ids.
-func (t *podTracker) allocations(d podDevice) []podresources.Allocation {
-	allocs := t.snap.Device(d.uuid)
-	if d.parentUUID != "" {
-		if legacy := t.snap.MIGDevice(d.parentUUID, d.gi, d.ci); len(legacy) > 0 {
+// replica, MIG device UUID), and for a MIG instance also by its parent and instance ids, the
+// form old drivers' device plugin ids take (MIG-GPU-<uuid>/<gi>/<ci>).
+func (t *podTracker) allocations(d *nvmlx.Device) []podresources.Allocation {
+	allocs := t.snap.Device(d.UUID)
+	if d.Parent != nil {
+		if legacy := t.snap.MIGDevice(d.Parent.UUID, int(d.GPUInstanceID), int(d.ComputeInstanceID)); len(legacy) > 0 {
 			allocs = append(allocs[:len(allocs):len(allocs)], legacy...)
 		}
 	}
@@ -114,8 +123,8 @@ func (t *podTracker) allocations(d podDevice) []podresources.Allocation {
 }
 
 // recordDevice records the device's allocations and unexpected consumers on the resource
-// being built, from the processes observed on it. describe fills a log record's resource.
-func (t *podTracker) recordDevice(mb *metadata.MetricsBuilder, d podDevice, ts pcommon.Timestamp, describe func(pcommon.Map)) {
+// being built, from the processes observed on it.
+func (t *podTracker) recordDevice(mb *metadata.MetricsBuilder, d *nvmlx.Device, driver string, ts pcommon.Timestamp) {
 	if t == nil {
 		return
 	}
@@ -125,7 +134,10 @@ func (t *podTracker) recordDevice(mb *metadata.MetricsBuilder, d podDevice, ts p
 	}
 	allocs := t.allocations(d)
 	for _, a := range allocs {
-		t.recordAllocation(mb, d, a, ts)
+		t.recordAllocation(mb, d.UUID, a, ts)
+	}
+	if !t.reconcile {
+		return
 	}
 	var otherPod, noPod int64
 	for _, p := range t.onDevice {
@@ -138,9 +150,9 @@ func (t *podTracker) recordDevice(mb *metadata.MetricsBuilder, d podDevice, ts p
 		} else {
 			noPod++
 		}
-		key := consumerKey{device: d.uuid, pid: p.pid, reason: reason}
+		key := consumerKey{device: d.UUID, pid: p.pid, reason: reason}
 		if _, open := t.consumers[key]; !open && len(t.consumers) < maxTracked {
-			t.unexpect.add(p, reason, allocs, ts, describe)
+			t.unexpect.add(p, reason, allocs, ts, func(res pcommon.Map) { describe(t.switches.Wrap(res), d, driver) })
 		}
 		if _, open := t.consumers[key]; open || len(t.consumers) < maxTracked {
 			t.consumers[key] = t.gen
@@ -176,8 +188,8 @@ func unexpectedReason(p podProcess, allocs []podresources.Allocation) string {
 }
 
 // recordAllocation records one allocation and how long its pod has held nothing on it.
-func (t *podTracker) recordAllocation(mb *metadata.MetricsBuilder, d podDevice, a podresources.Allocation, ts pcommon.Timestamp) {
-	key := allocKey{device: d.uuid, namespace: a.Namespace, pod: a.Pod, container: a.Container, deviceID: a.DeviceID}
+func (t *podTracker) recordAllocation(mb *metadata.MetricsBuilder, device string, a podresources.Allocation, ts pcommon.Timestamp) {
+	key := allocKey{device: device, namespace: a.Namespace, pod: a.Pod, container: a.Container, deviceID: a.DeviceID}
 	seen, known := t.active[key]
 	if !known {
 		seen.since = ts

@@ -24,7 +24,7 @@ func (s *metricsScraper) recordProcessesOf(d *nvmlx.Device, ts pcommon.Timestamp
 	if err != nil {
 		return processMetricsLen, err
 	}
-	s.recordProcesses(procs, ts)
+	s.recordProcesses(d, procs, ts)
 	// Unattributed needs the reserve (v2) to be meaningful: with v1 it would count the
 	// driver's reserve as unexplained memory.
 	if memOK && mem.hasReserved {
@@ -93,8 +93,9 @@ func attributedBytes(procs []gpuProcess) int64 {
 	return sum
 }
 
-// recordProcesses records each process's memory and the process counts of one device.
-func (s *metricsScraper) recordProcesses(procs []gpuProcess, ts pcommon.Timestamp) {
+// recordProcesses records each process's memory and the process counts of one device, and
+// shows each process to the Kubernetes concern (pods.go).
+func (s *metricsScraper) recordProcesses(d *nvmlx.Device, procs []gpuProcess, ts pcommon.Timestamp) {
 	var compute, graphics int64
 	if s.procs != nil {
 		s.mb.Reserve(metadata.NvidiaGpuProcessMemoryUsage, len(procs))
@@ -105,22 +106,28 @@ func (s *metricsScraper) recordProcesses(procs []gpuProcess, ts pcommon.Timestam
 		} else {
 			graphics++
 		}
-		if s.procs == nil || p.bytes < 0 {
+		if s.procs == nil {
+			continue
+		}
+		// A process that exited between NVML's list and this read keeps its memory and pid;
+		// only what /proc would have told is missing. So does every process when proc_root
+		// is another pid namespace's, which pids says once.
+		info, err := s.procs.Lookup(p.pid)
+		s.pids.observe(err)
+		s.live[p.pid] = struct{}{}
+		id := s.pods.identity(info, d.UUID)
+		s.pods.observe(podProcess{pid: p.pid, bytes: p.bytes, info: info, id: id})
+		if p.bytes < 0 {
 			continue
 		}
 		dp, ok := s.mb.RecordInt(metadata.NvidiaGpuProcessMemoryUsage, ts, p.bytes)
 		if !ok {
 			continue
 		}
-		s.live[p.pid] = struct{}{}
-		// A process that exited between NVML's list and this read keeps its memory and pid;
-		// only what /proc would have told is missing. So does every process when proc_root
-		// is another pid namespace's, which pids says once.
-		info, err := s.procs.Lookup(p.pid)
-		s.pids.observe(err)
 		attrs := dp.Attributes()
-		attrs.EnsureCapacity(6)
+		attrs.EnsureCapacity(9)
 		putProcessAttributes(attrs, p.pid, info)
+		putPodNames(attrs, id)
 		attrs.PutStr(metadata.AttrNvidiaGpuProcessType, p.typ)
 	}
 	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuProcessCount, ts, compute); ok {

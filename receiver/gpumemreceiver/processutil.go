@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/podresources"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
 )
 
@@ -54,8 +55,9 @@ func (s *metricsScraper) recordProcessUtilization(d *nvmlx.Device, ts pcommon.Ti
 		info, err := s.procs.Lookup(p.Pid)
 		s.pids.observe(err)
 		s.live[p.Pid] = struct{}{}
-		s.recordProcessTask(p.Pid, info, metadata.AttrHwGpuTaskGeneral, p.SmUtil, ts)
-		s.recordProcessTask(p.Pid, info, metadata.AttrHwGpuTaskMemoryController, p.MemUtil, ts)
+		id := s.pods.identity(info, d.UUID)
+		s.recordProcessTask(p.Pid, info, id, metadata.AttrHwGpuTaskGeneral, p.SmUtil, ts)
+		s.recordProcessTask(p.Pid, info, id, metadata.AttrHwGpuTaskMemoryController, p.MemUtil, ts)
 	}
 	return 0, nil
 }
@@ -70,13 +72,14 @@ func newerSampleOf(rest []nvml.ProcessUtilizationSample, p nvml.ProcessUtilizati
 	return false
 }
 
-func (s *metricsScraper) recordProcessTask(pid uint32, info procfs.Info, task string, percent uint32, ts pcommon.Timestamp) {
+func (s *metricsScraper) recordProcessTask(pid uint32, info procfs.Info, id podresources.Identity, task string, percent uint32, ts pcommon.Timestamp) {
 	dp, ok := s.mb.RecordDouble(metadata.NvidiaGpuProcessUtilization, ts, float64(percent)/100)
 	if !ok {
 		return
 	}
 	attrs := dp.Attributes()
-	attrs.EnsureCapacity(6)
+	attrs.EnsureCapacity(9)
 	putProcessAttributes(attrs, pid, info)
+	putPodNames(attrs, id)
 	attrs.PutStr(metadata.AttrHwGpuTask, task)
 }

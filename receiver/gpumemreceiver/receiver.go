@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/podresources"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
 )
 
@@ -35,8 +36,11 @@ type gpuMemReceiver struct {
 	// nextLogs receives Xid records; nil when the receiver is in no logs pipeline.
 	nextLogs consumer.Logs
 
-	sess     *nvmlx.Session
-	backend  nvmlx.Backend
+	sess    *nvmlx.Session
+	backend nvmlx.Backend
+	// kubelet is the node's kubelet as a source of pod allocations and names; nil when
+	// neither kubernetes.pod_resources_socket nor pod_logs_dir is set.
+	kubelet  *podresources.Source
 	scraper  *metricsScraper
 	xids     *xidSource
 	xidTel   *xidTelemetry
@@ -53,7 +57,7 @@ func defaultBackend(cfg *Config) (nvmlx.Backend, error) {
 
 // Start builds the backend and opens the NVML session. Nothing touches the outside world
 // before this.
-func (r *gpuMemReceiver) Start(_ context.Context, host component.Host) error {
+func (r *gpuMemReceiver) Start(ctx context.Context, host component.Host) error {
 	b, err := r.newBackend(r.cfg)
 	if err != nil {
 		return err
@@ -67,6 +71,15 @@ func (r *gpuMemReceiver) Start(_ context.Context, host component.Host) error {
 		r.sess.RetryMin = r.retryMin
 	}
 	r.switches = metadata.NewResourceSwitches(r.cfg.ResourceAttributes)
+	if b.PodResourcesSocket != "" || b.PodLogsDir != "" {
+		r.kubelet = podresources.NewSource(podresources.Options{
+			SocketPath: b.PodResourcesSocket, PodLogsDir: b.PodLogsDir,
+			RefreshInterval: r.cfg.Kubernetes.RefreshInterval, Logger: r.set.Logger, Now: r.now,
+		})
+		// The first List, so the first scrape has allocations; bounded by the call timeout,
+		// and an absent socket is no error (one INFO line, allocations off).
+		_ = r.kubelet.Start(ctx)
+	}
 	r.scraper = r.newScraper()
 	r.sess.Start(host)
 	r.xids = &xidSource{
@@ -101,19 +114,23 @@ func (r *gpuMemReceiver) emitXids(events []xidEvent) {
 	}
 }
 
-// emitLogs sends records the scraper made (predicted OOMs) to the logs pipeline. Without one,
-// each record's text goes to the collector's log instead: it is rare (one per episode) and
-// the warning is worth more than the rule against logging it.
+// emitLogs sends records the scraper made (predicted OOMs, unexpected consumers) to the logs
+// pipeline. Without one, each record's text goes to the collector's log instead: it is rare
+// (one per episode) and the warning is worth more than the rule against logging it.
 func (r *gpuMemReceiver) emitLogs(ld plog.Logs) {
 	if r.nextLogs == nil {
-		for _, body := range logBodies(ld) {
-			r.set.Logger.Warn("GPU out-of-memory predicted", zap.String("forecast", body),
+		for _, rec := range logTexts(ld) {
+			msg := "GPU out-of-memory predicted"
+			if rec.event == metadata.LogEventNameProcessUnexpected {
+				msg = "GPU memory held by a process the kubelet did not place there"
+			}
+			r.set.Logger.Warn(msg, zap.String("record", rec.body),
 				zap.String("fix", "put gpu_mem in a logs pipeline to receive these as log records"))
 		}
 		return
 	}
 	if err := r.nextLogs.ConsumeLogs(context.Background(), ld); err != nil {
-		r.set.Logger.Warn("Predicted-OOM records not accepted by the next consumer", zap.Int("records", ld.LogRecordCount()), zap.Error(err))
+		r.set.Logger.Warn("GPU records not accepted by the next consumer", zap.Int("records", ld.LogRecordCount()), zap.Error(err))
 	}
 }
 
@@ -134,6 +151,9 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 		s.procs = procfs.New(r.backend.ProcFS)
 		s.pids = pidVisibility{procRoot: r.cfg.Processes.ProcRoot, logger: r.set.Logger}
 	}
+	if r.kubelet != nil {
+		s.pods = newPodTracker(r.kubelet, r.cfg.Processes.Enabled, r.switches, r.set.BuildInfo.Version, r.emitLogs)
+	}
 	return s
 }
 
@@ -144,6 +164,9 @@ func (r *gpuMemReceiver) Shutdown(context.Context) error {
 	}
 	if r.sess != nil {
 		r.sess.Shutdown()
+	}
+	if r.kubelet != nil {
+		_ = r.kubelet.Shutdown(context.Background())
 	}
 	if r.backend.Stop != nil {
 		r.backend.Stop()

@@ -126,15 +126,18 @@ func humanSeconds(s float64) string {
 	}
 }
 
-// logBodies lists the records' texts.
-func logBodies(ld plog.Logs) []string {
-	var out []string
+// logText is one record's event name and text.
+type logText struct{ event, body string }
+
+// logTexts lists the records' event names and texts.
+func logTexts(ld plog.Logs) []logText {
+	var out []logText
 	for i := 0; i < ld.ResourceLogs().Len(); i++ {
 		sls := ld.ResourceLogs().At(i).ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			lrs := sls.At(j).LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
-				out = append(out, lrs.At(k).Body().Str())
+				out = append(out, logText{lrs.At(k).EventName(), lrs.At(k).Body().Str()})
 			}
 		}
 	}

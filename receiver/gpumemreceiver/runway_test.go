@@ -187,7 +187,7 @@ func TestRunwayWithoutLogsPipeline(t *testing.T) {
 	}
 	got := logs.FilterMessage("GPU out-of-memory predicted").All()
 	require.Len(t, got, 1)
-	assert.Contains(t, got[0].ContextMap()["forecast"], "pid 4242 (python3)")
+	assert.Contains(t, got[0].ContextMap()["record"], "pid 4242 (python3)")
 }
 
 // runway.enabled: false turns the forecast off: no metric, no record.

@@ -34,12 +34,17 @@ type metricsScraper struct {
 	// scratch, reused across scrapes
 	procBuf []gpuProcess
 	live    map[uint32]struct{}
+
+	// pods is the Kubernetes concern (pods.go); nil when neither kubelet source is set.
+	pods *podTracker
 }
 
-func (s *metricsScraper) scrape(context.Context) (pmetric.Metrics, error) {
+func (s *metricsScraper) scrape(ctx context.Context) (pmetric.Metrics, error) {
 	now := s.now()
 	ts := pcommon.NewTimestampFromTime(now)
 	s.sess.MaybeRediscover(now)
+	s.pods.begin(ctx)
+	defer s.pods.end()
 	var lost scrapeLoss
 	clear(s.live)
 	err := s.sess.WithDevices(func(driver string, devices []*nvmlx.Device) {
@@ -154,6 +159,7 @@ func (s *metricsScraper) scrapeDevice(d *nvmlx.Device, driver string, ts pcommon
 		lost.add(s.recordProcessesOf(d, ts, mem, memOK))
 	}
 	s.observeRunway(d, driver, ts, mem, memOK)
+	s.pods.recordDevice(s.mb, d, driver, ts)
 	if d.Parent != nil {
 		recordXids(s.mb, d, ts) // Xid lines that name this MIG instance
 		lost.noteLoss(d, s.logger)

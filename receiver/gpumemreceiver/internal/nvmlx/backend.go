@@ -32,6 +32,10 @@ type BackendConfig struct {
 	KmsgPath    string // the kernel log to read Xid lines from; "" for none
 	Scenario    string // simulated: the scenario file; "" runs the built-in scenario
 	LogDir      string // simulated: where the scenario's application log lines go; "" for none
+
+	// The kubelet's PodResources socket and pod log directory; "" for none. A simulated
+	// node serves its scenario's pods itself when these are the defaults (see simkubelet.go).
+	PodResourcesSocket, PodLogsDir string
 }
 
 // Backend is what differs between a real and a simulated GPU node.
@@ -41,6 +45,9 @@ type Backend struct {
 	KmsgPath string    // the kernel log to read Xid lines from; "" for none
 	Boot     time.Time // what kernel log timestamps count from
 	Stop     func()    // releases what the backend holds (the simulator's writers); may be nil
+
+	// PodResourcesSocket and PodLogsDir are where the node's kubelet is read; "" for none.
+	PodResourcesSocket, PodLogsDir string
 }
 
 // NewBackend builds the backend cfg names. The simulated one is started: its clock runs.
@@ -52,7 +59,10 @@ func NewBackend(cfg BackendConfig) (Backend, error) {
 	if cfg.LibraryPath != "" {
 		opts = append(opts, nvml.WithLibraryPath(cfg.LibraryPath))
 	}
-	return Backend{Lib: nvml.New(opts...), ProcFS: os.DirFS(cfg.ProcRoot), KmsgPath: cfg.KmsgPath, Boot: bootTime()}, nil
+	return Backend{
+		Lib: nvml.New(opts...), ProcFS: os.DirFS(cfg.ProcRoot), KmsgPath: cfg.KmsgPath, Boot: bootTime(),
+		PodResourcesSocket: cfg.PodResourcesSocket, PodLogsDir: cfg.PodLogsDir,
+	}, nil
 }
 
 // bootTime is when the kernel log's clock started; without /proc/uptime, now (records then
@@ -73,16 +83,17 @@ func simulatedBackend(cfg BackendConfig) (Backend, error) {
 		}
 	}
 	// The simulator writes its kernel records where the receiver reads them: never the host's
-	// /dev/kmsg (the default), but a file of its own unless the user named one.
+	// /dev/kmsg (the default), but a file of its own unless the user named one. The same goes
+	// for the kubelet's socket and pod log directory (simkubelet.go).
 	b := Backend{Boot: bootTime(), KmsgPath: cfg.KmsgPath}
-	var cleanup func()
+	var own ownedDir
+	defer own.removeUnlessKept()
 	if b.KmsgPath == DefaultKmsgPath {
-		dir, err := os.MkdirTemp("", "gpumem-sim-")
+		dir, err := own.get()
 		if err != nil {
 			return Backend{}, fmt.Errorf("start simulated backend: %w", err)
 		}
 		b.KmsgPath = filepath.Join(dir, "kmsg")
-		cleanup = func() { _ = os.RemoveAll(dir) }
 	}
 	if b.KmsgPath != "" {
 		// The reader opens the file at start; the simulator appends to it.
@@ -90,22 +101,25 @@ func simulatedBackend(cfg BackendConfig) (Backend, error) {
 			return Backend{}, fmt.Errorf("start simulated backend: %w", err)
 		}
 	}
-	sim, err := simnvml.New(scn, simnvml.Options{Now: time.Now, BootTime: b.Boot, KmsgPath: b.KmsgPath, LogDir: cfg.LogDir})
+	kubelet, err := simulatedKubelet(cfg, scn, &own)
+	if err != nil {
+		return Backend{}, fmt.Errorf("start simulated backend: %w", err)
+	}
+	b.PodResourcesSocket, b.PodLogsDir = kubelet.socket, kubelet.podLogs
+	sim, err := simnvml.New(scn, simnvml.Options{Now: time.Now, BootTime: b.Boot, KmsgPath: b.KmsgPath, LogDir: cfg.LogDir, PodLogsDir: kubelet.podLogs})
 	if err == nil {
 		err = sim.Start()
 	}
 	if err != nil {
-		if cleanup != nil {
-			cleanup()
-		}
+		kubelet.stop()
 		return Backend{}, fmt.Errorf("start simulated backend: %w", err)
 	}
 	b.Lib, b.ProcFS = sim, sim.ProcFS()
+	cleanup := own.keep()
 	b.Stop = func() {
 		sim.Stop()
-		if cleanup != nil {
-			cleanup()
-		}
+		kubelet.stop()
+		cleanup()
 	}
 	return b, nil
 }
