@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,17 +28,21 @@ type podNode struct {
 	r    *gpuMemReceiver
 	logs *consumertest.LogsSink
 	obs  *observer.ObservedLogs
-	now  time.Time
+	// clock is read by the receiver's goroutines (the Xid merge) too.
+	clock atomic.Int64
 }
+
+func (n *podNode) advance(d time.Duration) { n.clock.Add(int64(d)) }
 
 func startPodNode(t *testing.T, cfg *Config) *podNode {
 	t.Helper()
 	core, obs := observer.New(zap.InfoLevel)
 	set := receivertest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
-	n := &podNode{logs: new(consumertest.LogsSink), obs: obs, now: time.Now()}
+	n := &podNode{logs: new(consumertest.LogsSink), obs: obs}
+	n.clock.Store(time.Now().UnixNano())
 	n.r = newGPUMemReceiver(cfg, set)
-	n.r.now = func() time.Time { return n.now }
+	n.r.now = func() time.Time { return time.Unix(0, n.clock.Load()) }
 	n.r.nextLogs = n.logs
 	require.NoError(t, n.r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, n.r.Shutdown(context.Background())) })
@@ -122,7 +127,7 @@ func TestSimulatedNodeKnowsItsPods(t *testing.T) {
 	assert.Contains(t, recs[0].Body().Str(), "research/research-notebook-0")
 
 	// One record per episode: the next scrapes add none.
-	n.now = n.now.Add(time.Second)
+	n.advance(time.Second)
 	_, err = n.r.scrapeMetrics(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, records(n.logs.AllLogs(), metadata.LogEventNameProcessUnexpected), 1)
@@ -163,7 +168,7 @@ pods:
 		return out
 	}
 	assert.Equal(t, map[string]float64{"GPU-aaaaaaaa-0000-4000-8000-000000000000": 0, "GPU-bbbbbbbb-0000-4000-8000-000000000000": 0}, idle())
-	n.now = n.now.Add(90 * time.Second)
+	n.advance(90 * time.Second)
 	assert.Equal(t, map[string]float64{"GPU-aaaaaaaa-0000-4000-8000-000000000000": 90, "GPU-bbbbbbbb-0000-4000-8000-000000000000": 0}, idle(),
 		"GPU a was never used by its pod; GPU b is")
 }
@@ -178,7 +183,7 @@ func TestWithoutPodResourcesSocket(t *testing.T) {
 	for range 3 {
 		md, err := n.r.scrapeMetrics(context.Background())
 		require.NoError(t, err)
-		n.now = n.now.Add(time.Minute)
+		n.advance(time.Minute)
 		for _, g := range byGPU(md) {
 			assert.NotContains(t, g, "nvidia.gpu.allocation")
 			assert.NotContains(t, g, "nvidia.gpu.process.unexpected.count")
@@ -244,7 +249,7 @@ pods:
 		{Namespace: "default", Name: "debug", Containers: []simkubelet.Container{{Name: "shell", Devices: []simkubelet.Devices{
 			{Resource: "nvidia.com/gpu.shared", IDs: []string{"GPU-aaaaaaaa-0000-4000-8000-000000000000::1"}}}}}},
 	})
-	n.now = n.now.Add(cfg.Kubernetes.RefreshInterval)
+	n.advance(cfg.Kubernetes.RefreshInterval)
 	assert.Equal(t, 0.0, count(), "scheduled there now")
 	assert.Len(t, records(n.logs.AllLogs(), metadata.LogEventNameProcessUnexpected), 1)
 }
