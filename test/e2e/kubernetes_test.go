@@ -250,7 +250,8 @@ func TestKubernetesWithoutPodResources(t *testing.T) {
 	_, ok := latest(points, "nvidia.gpu.process.memory.usage", "GPU-a0c4e1d2-3b5f-4a67-8c9d-0e1f2a3b4c50",
 		map[string]any{"k8s.pod.name": "llm-serve-7d4b9c8f6-x2k9q", "k8s.namespace.name": "serving"})
 	assert.True(t, ok, "pod names from the pod log directory")
-	assert.Equal(t, 1, strings.Count(n.out.String(), "PodResources"), "one line about the missing socket:\n%s", n.out.String())
+	assert.Equal(t, 1, strings.Count(n.out.String(), "pod allocations off until the kubelet's PodResources socket appears"),
+		"one line about the missing socket:\n%s", n.out.String())
 }
 
 // TestKubernetesTwoGPUPodAndDocker: a pod's "GPU 1" is its second GPU in CUDA's order (PCI
