@@ -40,6 +40,11 @@ type Match struct {
 	// first) may differ from PCI bus order, which pod_ordinal assumed.
 	MixedModels bool
 	HostPID     int // vpid: the process's host pid; 0 otherwise
+	// FailingPID is the host pid of the record's process on the matched GPU, for a record
+	// naming a pod: the pid or vpid that matched, else the pod's only process there; 0 when
+	// not known. The classifier's rules need the failing process, and a pod's record gives
+	// no host pid.
+	FailingPID int
 }
 
 // maxStackGPUs sizes match's arrays on the stack: a node has up to 16 GPUs (a gateway's

@@ -132,6 +132,11 @@ func TestMatchFillsThePodAndTheAllocation(t *testing.T) {
 	snap, ok = s.Snapshot(Query{Host: "h", At: at, PID: 1, DeviceIndex: 0, Pod: PodRef{UID: "uid-1"}})
 	require.True(t, ok)
 	assert.Equal(t, 1001, snap.Match.HostPID)
+	assert.Equal(t, 1001, snap.Match.FailingPID, "the classifier is given the host pid")
+
+	snap, ok = s.Snapshot(Query{Host: "h", At: at, PID: -1, DeviceIndex: 1, Pod: PodRef{UID: "uid-2"}})
+	require.True(t, ok)
+	assert.Equal(t, 1003, snap.Match.FailingPID, "the pod's only process on its GPU 1")
 
 	snap, ok = s.Snapshot(Query{Host: "h", At: at, PID: -1, DeviceIndex: 0, Pod: PodRef{UID: "uid-0"}})
 	require.True(t, ok)

@@ -150,7 +150,13 @@ func (s *Store) snapshot(snap *Snapshot, h *host, g *gpu, m *Match, at int64, pi
 	snap.RemapPending = flag(&g.gauges[RemapPending], at)
 	snap.RemapFailed = flag(&g.gauges[RemapFailed], at)
 	s.processes(snap, g, from, at, pid)
-	snap.Workload.failingNow(&m.Pod, snap.Processes)
+	if p := snap.Match.failing(pid, snap.Processes); p != nil {
+		snap.Match.FailingPID = p.PID
+		if snap.Workload.Known {
+			snap.Workload.Now = p.Bytes
+		}
+		s.failingSeries(snap, g, p, from, at)
+	}
 	lo, hi := time.Unix(0, from), time.Unix(0, at).Add(xidAfter)
 	for _, x := range h.xids {
 		mine := x.HWID == g.key.HWID || (x.HWID == "" && x.BusID != "" && x.BusID == g.info.BusID)

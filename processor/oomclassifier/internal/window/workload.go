@@ -17,8 +17,7 @@ type WorkloadPeak struct {
 	// OwnPeak is the most one process of the failing pod's container held in the window up to
 	// the OOM, on any GPU; -1 when none.
 	OwnPeak int64
-	// Now is what the failing pod's process held on the matched GPU at the OOM, when the pod
-	// has exactly one process there; -1 otherwise.
+	// Now is what the failing process (Match.FailingPID) held at the OOM; -1 when unknown.
 	Now int64
 }
 
@@ -51,7 +50,9 @@ func (s *Store) workloadPeak(h *host, pod *PodRef, from, at int64) WorkloadPeak 
 				w.OwnPeak = max(w.OwnPeak, pt.V)
 				continue
 			}
-			if pt.V > w.Peak {
+			// Ties go to the earliest, then the first pod by name: map order must not
+			// change the sentence.
+			if pt.V > w.Peak || (pt.V == w.Peak && (pt.T < w.PeakT || (pt.T == w.PeakT && in.PodName < w.PeakPod))) {
 				w.Peak, w.PeakPod, w.PeakT = pt.V, in.PodName, pt.T
 			}
 			if w.Pods < maxWorkloadPods && !contains(seen[:w.Pods], in.PodName) {
@@ -70,22 +71,6 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// failingNow sets w.Now from the matched GPU's processes at the query time.
-func (w *WorkloadPeak) failingNow(pod *PodRef, procs []Process) {
-	if !w.Known {
-		return
-	}
-	n := 0
-	for i := range procs {
-		if ok, _ := pod.holds(&procs[i].ProcessInfo); ok {
-			w.Now, n = procs[i].Bytes, n+1
-		}
-	}
-	if n != 1 {
-		w.Now = -1 // none, or several: which one failed is not known
-	}
 }
 
 // maxBetween returns the largest point with from <= t <= to (the earliest of equals).
