@@ -58,6 +58,9 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	}
 
 	attrs := o.rec.Attributes()
+	// Room for every attribute below at once: added one by one they regrew the map's array
+	// four or five times per OOM.
+	attrs.EnsureCapacity(attrs.Len() + maxWrittenPerOOM)
 	putStr(attrs, attrFramework, m.Framework)
 	for _, b := range [...]struct {
 		key string
@@ -98,6 +101,11 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	}
 	return res
 }
+
+// maxWrittenPerOOM is how many attributes classifyOOM may add to a record: the framework,
+// six byte counts and the ordinal, other_processes, cause, contributing causes, confidence,
+// evidence, recommendation, match, hw.id and nvidia.gpu.index.
+const maxWrittenPerOOM = 17
 
 // noGPU says why the window matched no GPU. Covered(host, t) is true when the host has a
 // point at or after t, so it answers both "any metrics at all" and "any within the window".
