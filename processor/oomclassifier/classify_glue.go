@@ -42,7 +42,7 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 		oom.NoGPU = noGPU(o, in)
 	}
 	res := classify.Classify(oom, gpu, th)
-	if note := matchNote(&buf.snap.Match, o, gpu); note != "" {
+	if note := matchNote(&buf.snap.Match, &o, gpu); note != "" {
 		res.Evidence += " " + note
 	}
 	if matched {

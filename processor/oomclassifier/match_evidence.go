@@ -36,7 +36,7 @@ func matchConfidence(m *window.Match, pod bool) string {
 
 // matchNote is the evidence sentence on the match of a record that names a pod; "" for
 // others. gpu is nil when no GPU was matched (the classifier has said why).
-func matchNote(m *window.Match, o oomRecord, gpu *classify.GPUState) string {
+func matchNote(m *window.Match, o *oomRecord, gpu *classify.GPUState) string {
 	if !o.pod.Known() {
 		return ""
 	}

@@ -89,18 +89,14 @@ func (s *Store) match(h *host, q Query, at int64, m *Match) *gpu {
 	if pod && q.PID > 0 {
 		holders := holdersBuf[:0]
 		for _, g := range live {
-			for _, p := range g.procs {
-				if ok, _ := q.Pod.holds(&p.info); ok && p.info.VPID == q.PID && p.s.any(from, to) {
-					holders, m.HostPID = append(holders, g), p.info.PID
-					break
-				}
+			if vpidHolder(g, q.Pod, q.PID, from, to) > 0 {
+				holders = append(holders, g)
 			}
 		}
 		if g := pick(holders, podGPUs, true, q.DeviceIndex); g != nil {
-			m.By = MatchedByVPID
+			m.By, m.HostPID = MatchedByVPID, vpidHolder(g, q.Pod, q.PID, from, to)
 			return g
 		}
-		m.HostPID = 0
 	}
 	if pod {
 		if g := podStep(podGPUs, byContainer, q.DeviceIndex, m); g != nil {
@@ -116,6 +112,18 @@ func (s *Store) match(h *host, q Query, at int64, m *Match) *gpu {
 		return g
 	}
 	return nil
+}
+
+// vpidHolder is the host pid of the pod's process on g whose vpid is vpid, the lowest when
+// several are (containers of one pod have pid namespaces of their own); 0 when none.
+func vpidHolder(g *gpu, r PodRef, vpid int, from, to int64) int {
+	found := 0
+	for _, p := range g.procs {
+		if ok, _ := r.holds(&p.info); ok && p.info.VPID == vpid && (found == 0 || p.info.PID < found) && p.s.any(from, to) {
+			found = p.info.PID
+		}
+	}
+	return found
 }
 
 // pick chooses among the GPUs a process holds: the only one; else, for a pod's record, the

@@ -170,3 +170,26 @@ func TestMatchWithoutHostSaysPodNotFound(t *testing.T) {
 	assert.False(t, New(testConfig()).SnapshotTo(&snap, Query{Host: "h", At: t0, PID: -1, DeviceIndex: 0, Pod: PodRef{UID: "u"}}))
 	assert.Equal(t, PodNotFound, snap.Match.PodMiss)
 }
+
+// TestVPIDOfTwoContainers: each container of a pod has its own pid 1; the record's container
+// name picks the right one, and without it the pod's ordinal does, with that GPU's host pid.
+func TestVPIDOfTwoContainers(t *testing.T) {
+	s := New(testConfig())
+	side := podProc(3001, 1, "uid-p", "pair-0", "")
+	side.Container = "sidecar"
+	observeNode(s, 10,
+		k8sGPU{hwID: "GPU-x", bus: "00000000:10:00.0", model: a100, index: 0, procs: []ProcessInfo{podProc(3000, 1, "uid-p", "pair-0", "")}},
+		k8sGPU{hwID: "GPU-y", bus: "00000000:20:00.0", model: a100, index: 1, procs: []ProcessInfo{side}},
+	)
+	at := t0.Add(5 * time.Second)
+	snap, ok := s.Snapshot(Query{Host: "h", At: at, PID: 1, DeviceIndex: 0, Pod: PodRef{UID: "uid-p", Container: "sidecar"}})
+	require.True(t, ok)
+	assert.Equal(t, "GPU-y", snap.HWID)
+	assert.Equal(t, MatchedByVPID, snap.MatchedBy)
+	assert.Equal(t, 3001, snap.Match.HostPID)
+
+	snap, ok = s.Snapshot(Query{Host: "h", At: at, PID: 1, DeviceIndex: 1, Pod: PodRef{UID: "uid-p"}})
+	require.True(t, ok)
+	assert.Equal(t, "GPU-y", snap.HWID)
+	assert.Equal(t, 3001, snap.Match.HostPID)
+}
