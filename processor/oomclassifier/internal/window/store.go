@@ -178,6 +178,7 @@ type proc struct {
 	info ProcessInfo
 	s    series
 	gone bool // deleted from gpu.procs: order may still hold it until the next Observe
+	peak peak // the largest point of s, for a workload's peak (peak.go)
 }
 
 // New returns an empty store.
@@ -190,11 +191,11 @@ func New(cfg Config) *Store {
 // Fixed costs of the budget's accounting, besides the series' arrays (measured with
 // runtime.MemStats on the bytes benchmark: a GPU with its maps and host entry, a process
 // with its map entry and description: 160 bytes before the Kubernetes names, whose three
-// string headers and vpid add 56). The names' own bytes are added per process (nameBytes):
+// string headers and vpid add 56, its cached peak 24). The names' own bytes are added per process (nameBytes):
 // they come with Kubernetes processes only, and a long pod name is most of a process entry.
 const (
 	gpuBytes  = 2048
-	procBytes = 216
+	procBytes = 240
 )
 
 // Observe records the samples of one GPU resource. Points stamped too far ahead of the clock
@@ -373,6 +374,7 @@ func (g *gpu) addProcess(sm *Sample, i int, cfg Config, of *Overflow) {
 		g.order = append(g.order, p)
 	}
 	g.addPoint(&p.s, sm.T, sm.V, cfg, of)
+	p.peak.added(&p.s, sm.T, sm.V)
 }
 
 // add adds a sample of any kind but ProcessBytes (see addProcess).
@@ -471,6 +473,7 @@ func (g *gpu) trim(cfg Config) {
 			continue
 		}
 		p.s.trim(cutoff)
+		p.peak.kept(&p.s)
 	}
 	if forgot { // order must not keep their series alive while no collection lists processes
 		g.order = slices.DeleteFunc(g.order, func(p *proc) bool { return p.gone })

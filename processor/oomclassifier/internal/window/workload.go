@@ -42,7 +42,7 @@ func (s *Store) workloadPeak(h *host, pod *PodRef, from, at int64) WorkloadPeak 
 				k8sname.Workload(in.PodName) != owner {
 				continue
 			}
-			pt, ok := p.s.maxBetween(from, at)
+			pt, ok := p.peak.between(&p.s, from, at)
 			if !ok {
 				continue
 			}
@@ -73,7 +73,7 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-// maxBetween returns the largest point with from <= t <= to (the earliest of equals).
+// maxBetween returns the largest point with from <= t <= to (the latest of equals, as peak keeps it).
 func (s *series) maxBetween(from, to int64) (Point, bool) {
 	if !s.has || to < s.start.t || from > s.last.t {
 		return Point{}, false
@@ -86,7 +86,7 @@ func (s *series) maxBetween(from, to int64) (Point, bool) {
 		if st.t > to {
 			break
 		}
-		if st.t >= from && (!found || st.v > best.V) {
+		if st.t >= from && (!found || st.v >= best.V) {
 			best, found = Point{st.t, st.v}, true
 		}
 		if st.bit >= end {
