@@ -17,6 +17,7 @@ const (
 	attrConfidence     = "gpu.oom.confidence"
 	attrEvidence       = "gpu.oom.evidence"
 	attrRecommendation = "gpu.oom.recommendation"
+	attrMatch          = "gpu.oom.match"
 	attrHWID           = "hw.id"
 	attrGPUIndex       = "nvidia.gpu.index"
 
@@ -37,7 +38,7 @@ const (
 var writtenAttributes = []string{
 	attrFramework, attrRequestedBytes, attrTotalBytes, attrFreeBytes, attrAllocatedBytes,
 	attrReservedBytes, attrProcessBytes, attrDeviceIndex, attrOtherProcesses, attrCause,
-	attrContributing, attrConfidence, attrEvidence, attrRecommendation, attrHWID, attrGPUIndex,
+	attrContributing, attrConfidence, attrEvidence, attrRecommendation, attrMatch, attrHWID, attrGPUIndex,
 	attrXid, attrXidDescription, attrXidOrigin, attrXidMnemonic, attrXidAction, attrPCIBusID, attrProcessPID, attrProcessName,
 }
 
@@ -59,9 +60,16 @@ const (
 	metricRemapped     = "nvidia.gpu.memory.remapped_rows"
 	metricRemapPending = "nvidia.gpu.memory.remapped_rows.pending"
 	metricRemapFailed  = "nvidia.gpu.memory.remapped_rows.failed"
+	metricAllocation   = "nvidia.gpu.allocation"
 
 	attrContainerID   = "container.id"
 	attrPodUID        = "k8s.pod.uid"
+	attrPodName       = "k8s.pod.name"
+	attrNamespace     = "k8s.namespace.name"
+	attrContainerName = "k8s.container.name"
+	attrProcessVPID   = "process.vpid"
+	attrAllocResource = "nvidia.gpu.allocation.resource"
+	attrAllocDeviceID = "nvidia.gpu.allocation.device_id"
 	attrProcessType   = "nvidia.gpu.process.type"
 	attrRetireCause   = "nvidia.gpu.retirement.cause"
 	attrRemapType     = "nvidia.gpu.remap.type"

@@ -26,8 +26,14 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	buf := classifyBufs.Get().(*classifyBuf)
 	defer classifyBufs.Put(buf)
 	var gpu *classify.GPUState
-	if store.SnapshotTo(&buf.snap, window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: m.DeviceIndex}) {
+	q := window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: m.DeviceIndex, Pod: o.pod}
+	matched := store.SnapshotTo(&buf.snap, q)
+	if matched {
 		gpu = buf.gpuState()
+		gpu.MatchConfidence = matchConfidence(&buf.snap.Match, o.pod.Known())
+		if fp := buf.snap.Match.FailingPID; fp > 0 && o.pod.Known() {
+			oom.PID = fp // a pod's record gives no host pid (or an in-pod one): the window found it
+		}
 		if preds != nil {
 			buf.preds = preds.forGPU(buf.preds[:0], o.host, gpu.HWID, o.at)
 			gpu.Predictions = nilIfEmpty(buf.preds)
@@ -36,6 +42,14 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 		oom.NoGPU = noGPU(o, in)
 	}
 	res := classify.Classify(oom, gpu, th)
+	if note := matchNote(&buf.snap.Match, &o, gpu); note != "" {
+		res.Evidence += " " + note
+	}
+	if matched {
+		if note := workloadNote(&buf.snap.Workload, &buf.snap.Match.Pod, m.ProcessBytes); note != "" {
+			res.Evidence += " " + note
+		}
+	}
 	if o.timeNote != "" {
 		res.Evidence += " " + o.timeNote
 	}
@@ -44,6 +58,9 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	}
 
 	attrs := o.rec.Attributes()
+	// Room for every attribute below at once: added one by one they regrew the map's array
+	// four or five times per OOM.
+	attrs.EnsureCapacity(attrs.Len() + maxWrittenPerOOM)
 	putStr(attrs, attrFramework, m.Framework)
 	for _, b := range [...]struct {
 		key string
@@ -75,6 +92,7 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	putStr(attrs, attrConfidence, res.Confidence)
 	putStr(attrs, attrEvidence, res.Evidence)
 	putStr(attrs, attrRecommendation, res.Recommendation)
+	putStr(attrs, attrMatch, matchKind(gpu))
 	if gpu != nil {
 		putStr(attrs, attrHWID, gpu.HWID)
 		if buf.snap.Info.Index >= 0 {
@@ -83,6 +101,11 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	}
 	return res
 }
+
+// maxWrittenPerOOM is how many attributes classifyOOM may add to a record: the framework,
+// six byte counts and the ordinal, other_processes, cause, contributing causes, confidence,
+// evidence, recommendation, match, hw.id and nvidia.gpu.index.
+const maxWrittenPerOOM = 17
 
 // noGPU says why the window matched no GPU. Covered(host, t) is true when the host has a
 // point at or after t, so it answers both "any metrics at all" and "any within the window".
@@ -111,6 +134,7 @@ type classifyBuf struct {
 	usage, series []classify.Point
 	procs         []classify.Process
 	xids          []classify.XidEvent
+	allocs        []classify.Allocation
 	preds         []classify.Prediction
 }
 
@@ -125,6 +149,7 @@ func (b *classifyBuf) gpuState() *classify.GPUState {
 	for _, p := range s.Processes {
 		cp := classify.Process{
 			PID: p.PID, Name: p.Name, ContainerID: p.ContainerID, PodUID: p.PodUID, Type: p.Type, Bytes: p.Bytes,
+			PodName: p.PodName, Namespace: p.Namespace, Container: p.Container,
 		}
 		switch {
 		case len(p.Series) == 0:
@@ -136,6 +161,11 @@ func (b *classifyBuf) gpuState() *classify.GPUState {
 		}
 		b.procs = append(b.procs, cp)
 	}
+	b.allocs = b.allocs[:0]
+	for _, a := range s.Allocations {
+		b.allocs = append(b.allocs, classify.Allocation{PodUID: a.PodUID, PodName: a.PodName, Namespace: a.Namespace,
+			Container: a.Container, DeviceID: a.DeviceID, Resource: a.Resource})
+	}
 	b.xids = b.xids[:0]
 	for _, x := range s.Xids {
 		b.xids = append(b.xids, classify.XidEvent{T: x.T, Code: x.Code, Fault: x.Fault, Description: x.Description})
@@ -144,6 +174,7 @@ func (b *classifyBuf) gpuState() *classify.GPUState {
 		HWID: s.HWID, Name: s.Info.Name, MatchedBy: s.MatchedBy,
 		Total: s.Total, Used: s.Used, Free: s.Free, Reserved: s.Reserved, Unattributed: s.Unattributed,
 		SampleAge: s.SampleAge, Usage: nilIfEmpty(b.usage), Processes: nilIfEmpty(b.procs), Xids: nilIfEmpty(b.xids),
+		Allocations:  nilIfEmpty(b.allocs),
 		RetiredPages: s.RetiredPages, RetiredPagesPending: s.RetiredPagesPending,
 		RemappedRows: s.RemappedRows, RemapFailed: s.RemapFailed, RemapPending: s.RemapPending,
 	}

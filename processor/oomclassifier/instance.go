@@ -35,7 +35,7 @@ type instance struct {
 
 	mu      sync.Mutex
 	waiters map[chan struct{}]struct{} // logs sides holding batches, woken by new metrics
-	bufPool sync.Pool                  // []window.Sample buffers for observation
+	bufPool sync.Pool                  // *observeBuf for observation
 }
 
 func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder, clk clock) *instance {
@@ -56,14 +56,17 @@ func newInstance(cfg *Config, logger *zap.Logger, tb *metadata.TelemetryBuilder,
 			// Xids come in bursts of a few; more than this per host in one window is a storm
 			// whose newest events are the relevant ones.
 			MaxXidsPerHost: 1024,
-			MaxAhead:       cfg.MaxClockSkew,
-			Now:            clk.Now,
+			// One per pod × container the kubelet gave the GPU: a time-sliced GPU with many
+			// replicas in use reaches dozens; more is a misreport, and the newest are kept.
+			MaxAllocationsPerGPU: 64,
+			MaxAhead:             cfg.MaxClockSkew,
+			Now:                  clk.Now,
 		}),
 		thresholds:  cfg.Thresholds,
 		predictions: newPredictions(cfg.Window),
 		telemetry:   tb,
 		waiters:     make(map[chan struct{}]struct{}),
-		bufPool:     sync.Pool{New: func() any { return new([]window.Sample) }},
+		bufPool:     sync.Pool{New: func() any { return new(observeBuf) }},
 	}
 }
 
@@ -115,6 +118,7 @@ func (in *instance) recordOverflow(ctx context.Context, of window.Overflow) {
 		{"gpu_evicted", of.GPUsEvicted, false, "Metric window full: least recently updated GPUs evicted", "raise max_gpus or max_bytes"},
 		{"samples_capped", of.SamplesCapped, false, "Metric window: oldest points of a series dropped at the per-series cap", "raise max_samples_per_gpu"},
 		{"process_evicted", of.ProcessesEvicted, false, "Metric window: least recently updated processes of a GPU evicted", "more than 256 processes on one GPU are kept only in part"},
+		{"allocation_evicted", of.AllocsEvicted, false, "Metric window: least recently seen GPU allocations evicted", "more than 64 pod allocations of one GPU are kept only in part"},
 		{"xid_capped", of.XidsCapped, false, "Metric window: oldest Xid events of a host dropped at the per-host cap", "an Xid storm; the newest are kept"},
 		{"label_rejected", of.LabelsRejected, false, "Metric window: label values beyond the per-stream cap rejected", "check the sender's retirement cause or remap type labels"},
 		{"future_timestamp", of.FutureRejected, true, "Metric points stamped ahead of the collector's clock rejected", "fix the sender's clock, or raise max_clock_skew"},

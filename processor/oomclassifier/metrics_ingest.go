@@ -42,9 +42,15 @@ func metricKind(name string) (window.Kind, bool) {
 	return 0, false
 }
 
-// observeMetrics records the window's metrics of every GPU resource in md; buf is reused
-// between calls to keep observation allocation-free.
-func observeMetrics(md pmetric.Metrics, store *window.Store, buf []window.Sample) ([]window.Sample, window.Overflow) {
+// observeBuf holds the arrays one observation fills, reused between calls to keep
+// observation allocation-free.
+type observeBuf struct {
+	samples []window.Sample
+	allocs  []window.AllocationPoint
+}
+
+// observeMetrics records the window's metrics of every GPU resource in md.
+func observeMetrics(md pmetric.Metrics, store *window.Store, b *observeBuf) window.Overflow {
 	var total window.Overflow
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
@@ -52,21 +58,27 @@ func observeMetrics(md pmetric.Metrics, store *window.Store, buf []window.Sample
 		if key.HWID == "" {
 			continue // not a GPU resource
 		}
-		buf = buf[:0]
+		b.samples, b.allocs = b.samples[:0], b.allocs[:0]
 		sms := rms.At(i).ScopeMetrics()
 		for j := 0; j < sms.Len(); j++ {
 			ms := sms.At(j).Metrics()
 			for k := 0; k < ms.Len(); k++ {
-				buf = appendSamples(buf, ms.At(k), &total)
+				if m := ms.At(k); m.Name() == metricAllocation {
+					b.allocs = appendAllocations(b.allocs, m)
+				} else {
+					b.samples = appendSamples(b.samples, m, &total)
+				}
 			}
 		}
-		if len(buf) == 0 {
-			continue
-		}
 		info.BusID = xid.NormalizeBusID(info.BusID)
-		total.Add(store.Observe(key, info, buf))
+		if len(b.samples) > 0 {
+			total.Add(store.Observe(key, info, b.samples))
+		}
+		if len(b.allocs) > 0 { // after Observe: the window the points must fall in is the GPU's newest
+			total.Add(store.ObserveAllocations(key, info, b.allocs))
+		}
 	}
-	return buf, total
+	return total
 }
 
 // gpuResource reads what the window needs of a resource in one pass over its attributes
@@ -146,13 +158,21 @@ func appendSamples(buf []window.Sample, m pmetric.Metric, of *window.Overflow) [
 
 // readProcess reads the process attributes into p in one pass over the point's attributes:
 // the per-process points are most of a collection, and one Get per key scans the map each
-// time. p.PID is -1 when the point has no valid pid.
+// time. p.PID is -1 when the point has no valid pid, p.VPID 0 when it has no vpid.
 func readProcess(attrs pcommon.Map, p *window.ProcessInfo) {
 	p.PID = -1
 	for k, v := range attrs.All() {
 		switch k {
 		case attrProcessPID:
 			p.PID = intValue(v)
+		case attrProcessVPID:
+			p.VPID = max(intValue(v), 0)
+		case attrPodName:
+			p.PodName = strValue(v)
+		case attrNamespace:
+			p.Namespace = strValue(v)
+		case attrContainerName:
+			p.Container = strValue(v)
 		case attrProcessName:
 			p.Name = strValue(v)
 		case attrContainerID:

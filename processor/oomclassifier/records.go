@@ -70,6 +70,8 @@ type oomRecord struct {
 	host string
 	at   time.Time
 	pid  int
+	// pod is the record's Kubernetes identity (record attributes, else the resource's).
+	pod window.PodRef
 	// timeNote says why at is not the record's own timestamp; added to the evidence.
 	timeNote string
 	// text is the record's text the OOM was recognised in, for stitch.
@@ -106,7 +108,34 @@ func findOOMInto(rec plog.LogRecord, res pcommon.Map, o *oomRecord) bool {
 	if o.pid < 0 {
 		o.pid = integer(res, attrProcessPID)
 	}
+	readPodRef(rec.Attributes(), &o.pod)
+	readPodRef(res, &o.pod)
 	return true
+}
+
+// readPodRef fills the fields of r still empty from attrs, in one pass: file_log's container
+// parser puts the pod on the resource, an SDK's k8s attributes may sit on the record.
+func readPodRef(attrs pcommon.Map, r *window.PodRef) {
+	for k, v := range attrs.All() {
+		var dst *string
+		switch k {
+		case attrPodUID:
+			dst = &r.UID
+		case attrContainerID:
+			dst = &r.ContainerID
+		case attrNamespace:
+			dst = &r.Namespace
+		case attrPodName:
+			dst = &r.Name
+		case attrContainerName:
+			dst = &r.Container
+		default:
+			continue
+		}
+		if *dst == "" {
+			*dst = strValue(v)
+		}
+	}
 }
 
 // eventName is a record's event name: the field, else the event.name attribute older

@@ -155,32 +155,6 @@ func findFailing(oom OOM, gpu *GPUState, th *Thresholds) (*Process, string) {
 	return match, "bytes"
 }
 
-// confidence grades the deciding verdict: high with complete evidence from a well-matched,
-// fresh GPU sample (or from the message alone when the GPU was matched at all); medium when
-// something was missing, stale or matched only by device index; low without a GPU, unless
-// the message alone decided it (then medium: the earlier rules could not be checked).
-func confidence(f *facts, v verdict) string {
-	if f.gpu == nil {
-		if v.fromMessage && v.complete {
-			return ConfidenceMedium
-		}
-		return ConfidenceLow
-	}
-	if !v.complete {
-		return ConfidenceMedium
-	}
-	if v.fromMessage {
-		return ConfidenceHigh
-	}
-	if f.gpu.MatchedBy != MatchedByPID && f.gpu.MatchedBy != MatchedByOnlyGPU {
-		return ConfidenceMedium
-	}
-	if f.gpu.SampleAge > f.th.MaxSampleAge || f.gpu.SampleAge < 0 {
-		return ConfidenceMedium
-	}
-	return ConfidenceHigh
-}
-
 // unknownEvidence says what was missing when no rule held.
 func unknownEvidence(f *facts) string {
 	var missing []string

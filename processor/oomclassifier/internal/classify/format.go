@@ -16,6 +16,10 @@ func humanBytes(b int64) string {
 	return humanBytesF(float64(b))
 }
 
+// HumanBytes is humanBytes for the processor's own sentences (how the GPU was matched, the
+// workload's peak), so that every figure in the evidence reads alike.
+func HumanBytes(b int64) string { return humanBytes(b) }
+
 // humanBytesF is humanBytes for rates and other fractional amounts.
 func humanBytesF(b float64) string {
 	if math.IsNaN(b) || math.IsInf(b, 0) {

@@ -183,7 +183,7 @@ func TestConfidence(t *testing.T) {
 	}{
 		{"pid-matched and fresh", func(*GPUState, *OOM) {}, ConfidenceHigh},
 		{"only GPU on the host", func(g *GPUState, _ *OOM) { g.MatchedBy = MatchedByOnlyGPU }, ConfidenceHigh},
-		{"matched by device index", func(g *GPUState, _ *OOM) { g.MatchedBy = MatchedByDeviceIndex }, ConfidenceMedium},
+		{"matched by device index", func(g *GPUState, _ *OOM) { g.MatchedBy = MatchedByNodeOrdinal }, ConfidenceMedium},
 		{"a stale sample", func(g *GPUState, _ *OOM) { g.SampleAge = time.Minute }, ConfidenceMedium},
 		{"failing process not identified", func(_ *GPUState, o *OOM) { o.PID = -1 }, ConfidenceMedium},
 	}

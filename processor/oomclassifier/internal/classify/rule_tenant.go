@@ -52,6 +52,7 @@ func ruleOtherTenant(f *facts) verdict {
 			gpuName(g), humanBytes(outside), percent(outside, f.total), humanBytes(f.total), n, where,
 			describeProcess(biggest), humanBytes(biggest.Bytes))
 	}
+	ev += reconcileClause(g, biggest)
 	return verdict{holds: true, evidence: ev + shortfallClause(f), complete: complete, explains: outside}
 }
 

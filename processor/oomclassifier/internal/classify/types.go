@@ -26,11 +26,17 @@ const (
 	ConfidenceLow    = "low"
 )
 
-// GPU match kinds, as set by the metric window in GPUState.MatchedBy.
+// GPU match kinds, as set by the metric window in GPUState.MatchedBy and written to
+// gpu.oom.match (DESIGN.md §3), in the order the window tries them.
 const (
-	MatchedByPID         = "pid"
-	MatchedByOnlyGPU     = "only_gpu"
-	MatchedByDeviceIndex = "device_index"
+	MatchedByPID         = "pid"          // a host pid the window lists on that GPU
+	MatchedByVPID        = "vpid"         // the record's pid read inside its pod (process.vpid)
+	MatchedByPod         = "pod"          // the record's pod holds (or was allocated) only that GPU
+	MatchedByContainer   = "container"    // as pod, found through container.id
+	MatchedByPodOrdinal  = "pod_ordinal"  // the message's ordinal among the pod's GPUs, CUDA's order
+	MatchedByOnlyGPU     = "only_gpu"     // the host's only GPU
+	MatchedByNodeOrdinal = "node_ordinal" // the message's ordinal equals nvidia.gpu.index
+	MatchedByNone        = "none"         // no GPU matched
 )
 
 // OOM is what the allocation-failure message said. Byte fields and indexes are -1 when the
@@ -76,6 +82,7 @@ type Point = ramp.Point
 type Process struct {
 	PID                             int
 	Name, ContainerID, PodUID, Type string
+	PodName, Namespace, Container   string  // k8s.pod.name, k8s.namespace.name, k8s.container.name
 	Bytes                           int64   // at the OOM time (latest at or before it)
 	Series                          []Point // its memory over the window, oldest first
 }
@@ -92,7 +99,11 @@ type XidEvent struct {
 // Classify accepts a nil *GPUState: no GPU could be matched.
 type GPUState struct {
 	HWID, Name string
-	MatchedBy  string // MatchedByPID, MatchedByOnlyGPU, MatchedByDeviceIndex
+	MatchedBy  string // one of the MatchedBy kinds
+	// MatchConfidence is the most the match allows ("" no limit): medium when a pod's ordinal
+	// was read among GPUs of different models, low when a pod's record fell through to the
+	// node ordinal, which CUDA inside the pod does not use.
+	MatchConfidence string
 
 	// Latest sample at or before the OOM; -1 = unknown.
 	Total, Used, Free, Reserved, Unattributed int64
@@ -109,9 +120,20 @@ type GPUState struct {
 
 	Xids []XidEvent // on this GPU, within the window
 
+	// Allocations are the kubelet's allocations of this GPU at the OOM (nvidia.gpu.allocation);
+	// nil when the window has none, which says nothing about whether it is allocated.
+	Allocations []Allocation
+
 	// Predictions are the gpu_mem receiver's predicted-OOM records for this GPU within the
 	// window, oldest first: leak evidence (rule_prediction.go).
 	Predictions []Prediction
+}
+
+// Allocation is one nvidia.gpu.allocation point: the kubelet allocated the GPU (a MIG
+// instance, a time-sliced replica) to a container of a pod.
+type Allocation struct {
+	PodUID, PodName, Namespace, Container string
+	DeviceID, Resource                    string // the device plugin's id and extended resource name
 }
 
 // Prediction is one nvidia.gpu.memory.oom_predicted record: the receiver saw this GPU's

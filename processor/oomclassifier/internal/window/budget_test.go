@@ -163,7 +163,10 @@ func recount(s *Store) int64 {
 				}
 			}
 			for _, p := range g.procs {
-				n += procBytes + p.s.footprint()
+				n += procBytes + nameBytes(&p.info) + p.s.footprint()
+			}
+			for i := range g.allocs {
+				n += allocCost(&g.allocs[i].Allocation)
 			}
 		}
 	}

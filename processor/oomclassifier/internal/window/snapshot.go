@@ -6,13 +6,6 @@ import (
 	"time"
 )
 
-// How a record was matched to its GPU, in the order DESIGN.md §3 tries them.
-const (
-	MatchedByPID         = "pid"          // the pid holds memory on exactly that GPU at that time
-	MatchedByOnlyGPU     = "only_gpu"     // the host has one GPU reporting at that time
-	MatchedByDeviceIndex = "device_index" // the message's ordinal equals nvidia.gpu.index
-)
-
 const (
 	// lookAhead lets an OOM that precedes the first sample of its GPU (collector just started,
 	// clocks a little apart) still use a sample taken shortly after.
@@ -31,6 +24,9 @@ type Query struct {
 	At          time.Time // the OOM record's timestamp
 	PID         int       // the failing process, -1 when unknown
 	DeviceIndex int       // the ordinal written in the message, -1 when absent
+	// Pod is the record's Kubernetes identity; zero for a record without one, which is then
+	// matched by pid, only GPU and node ordinal alone.
+	Pod PodRef
 }
 
 // Process is a process alive on the GPU at the query time.
@@ -44,7 +40,8 @@ type Process struct {
 type Snapshot struct {
 	HWID      string
 	Info      GPUInfo
-	MatchedBy string
+	MatchedBy string // Match.By
+	Match     Match
 	// Byte values at the query time; -1 when the window has no sample of that series.
 	Total, Used, Free, Reserved, Unattributed int64
 	SampleAge                                 time.Duration // |query time − time of the Used sample|
@@ -55,6 +52,11 @@ type Snapshot struct {
 	RemappedRows                              map[string]int64 // by remap type
 	RemapPending, RemapFailed                 bool
 	Xids                                      []Xid // on this GPU, window before to xidAfter after
+	// Allocations are the kubelet's allocations of this GPU at the query time; nil when none.
+	Allocations []Allocation
+	// Workload is the memory of the matched pod's workload on the host; Known false when the
+	// pod's namespace, name and container are not all known.
+	Workload WorkloadPeak
 
 	// series is the array behind the failing process's Series, kept for SnapshotTo's reuse:
 	// Processes is rebuilt each time, so its elements cannot carry it from one call to the next.
@@ -72,20 +74,24 @@ func (s *Store) Snapshot(q Query) (Snapshot, bool) {
 // SnapshotTo is Snapshot written into dst, reusing the arrays of dst's slices and maps: a
 // caller that classifies OOM after OOM with one pooled Snapshot copies a full window without
 // allocating. Everything dst held before is overwritten, so what an earlier call returned in
-// it must no longer be in use. On false dst is left as it was.
+// it must no longer be in use. On false only dst.Match is written: why no GPU was chosen.
 func (s *Store) SnapshotTo(dst *Snapshot, q Query) bool {
 	at := q.At.UnixNano()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.hosts[q.Host]
-	if h == nil {
-		return false
+	m := Match{Pod: q.Pod}
+	var g *gpu
+	if h != nil {
+		g = s.match(h, q, at, &m)
+	} else if q.Pod.Known() {
+		m.PodMiss = PodNotFound
 	}
-	g, by := s.match(h, q, at)
 	if g == nil {
+		dst.Match = m
 		return false
 	}
-	s.snapshot(dst, h, g, by, at, q.PID)
+	s.snapshot(dst, h, g, &m, at, q.PID)
 	return true
 }
 
@@ -108,60 +114,6 @@ func (s *Store) alive(g *gpu, at int64) bool {
 	return false
 }
 
-// maxStackGPUs sizes match's arrays on the stack: a node has up to 16 GPUs (a gateway's
-// hosts are told apart by host.name before this), more spill to the heap.
-const maxStackGPUs = 16
-
-func (s *Store) match(h *host, q Query, at int64) (*gpu, string) {
-	var liveBuf, holdersBuf [maxStackGPUs]*gpu
-	live := liveBuf[:0]
-	for _, g := range h.gpus {
-		if s.alive(g, at) {
-			live = append(live, g)
-		}
-	}
-	// Map iteration order is random; sort so that ties resolve the same way every time.
-	slices.SortFunc(live, func(a, b *gpu) int { return cmp.Compare(a.key.HWID, b.key.HWID) })
-	if q.PID >= 0 {
-		holders := holdersBuf[:0]
-		for _, g := range live {
-			if p := g.procs[q.PID]; p != nil && p.s.any(at-int64(s.cfg.Window), at+int64(lookAhead)) {
-				holders = append(holders, g)
-			}
-		}
-		if len(holders) == 1 {
-			return holders[0], MatchedByPID
-		}
-		// A process on several GPUs (data parallel in one process): the ordinal picks one.
-		if g := byIndex(holders, q.DeviceIndex); g != nil {
-			return g, MatchedByPID
-		}
-	}
-	if len(live) == 1 {
-		return live[0], MatchedByOnlyGPU
-	}
-	if g := byIndex(live, q.DeviceIndex); g != nil {
-		return g, MatchedByDeviceIndex
-	}
-	return nil, ""
-}
-
-func byIndex(gs []*gpu, idx int) *gpu {
-	if idx < 0 {
-		return nil
-	}
-	var found *gpu
-	for _, g := range gs {
-		if g.info.Index == idx {
-			if found != nil {
-				return nil // two GPUs claim the ordinal: do not guess
-			}
-			found = g
-		}
-	}
-	return found
-}
-
 // valueAt returns the latest point at or before at, else the first within lookAhead after.
 func valueAt(s *series, at int64) (Point, bool) {
 	if p, ok := s.at(at); ok {
@@ -173,12 +125,14 @@ func valueAt(s *series, at int64) (Point, bool) {
 	return Point{}, false
 }
 
-func (s *Store) snapshot(snap *Snapshot, h *host, g *gpu, by string, at int64, pid int) {
+func (s *Store) snapshot(snap *Snapshot, h *host, g *gpu, m *Match, at int64, pid int) {
 	from := at - int64(s.cfg.Window)
 	*snap = Snapshot{
-		HWID: g.key.HWID, Info: g.info, MatchedBy: by,
+		HWID: g.key.HWID, Info: g.info, MatchedBy: m.By, Match: *m,
 		Usage:     g.gauges[Used].appendBetween(snap.Usage[:0], from, at),
 		Processes: snap.Processes[:0], Xids: snap.Xids[:0], series: snap.series,
+		Allocations:  nilIfEmpty(g.appendAllocations(snap.Allocations[:0], at)),
+		Workload:     s.workloadPeak(h, &m.Pod, from, at),
 		RetiredPages: labelled(snap.RetiredPages, g.labelled[0], at),
 		RemappedRows: labelled(snap.RemappedRows, g.labelled[1], at),
 	}
@@ -196,6 +150,13 @@ func (s *Store) snapshot(snap *Snapshot, h *host, g *gpu, by string, at int64, p
 	snap.RemapPending = flag(&g.gauges[RemapPending], at)
 	snap.RemapFailed = flag(&g.gauges[RemapFailed], at)
 	s.processes(snap, g, from, at, pid)
+	if p := snap.Match.failing(pid, snap.Processes); p != nil {
+		snap.Match.FailingPID = p.PID
+		if snap.Workload.Known {
+			snap.Workload.Now = p.Bytes
+		}
+		s.failingSeries(snap, g, p, from, at)
+	}
 	lo, hi := time.Unix(0, from), time.Unix(0, at).Add(xidAfter)
 	for _, x := range h.xids {
 		mine := x.HWID == g.key.HWID || (x.HWID == "" && x.BusID != "" && x.BusID == g.info.BusID)

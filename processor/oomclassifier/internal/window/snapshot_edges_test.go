@@ -146,5 +146,5 @@ func TestUnknownIndexMatchesNoOrdinal(t *testing.T) {
 	snap, ok = q(t0.Add(2*time.Second), 2)
 	require.True(t, ok)
 	assert.Equal(t, "GPU-b", snap.HWID)
-	assert.Equal(t, MatchedByDeviceIndex, snap.MatchedBy)
+	assert.Equal(t, MatchedByNodeOrdinal, snap.MatchedBy)
 }

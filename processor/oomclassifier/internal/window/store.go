@@ -44,6 +44,9 @@ type Config struct {
 	MaxSamplesPerGPU   int // points kept per series of one GPU
 	MaxProcessesPerGPU int // process series kept per GPU
 	MaxXidsPerHost     int // Xid events kept per host
+	// MaxAllocationsPerGPU bounds the kubelet allocations kept per GPU: one per pod ×
+	// container, so a time-sliced GPU has one per replica in use.
+	MaxAllocationsPerGPU int
 	// MaxAhead is how far past Now a point's timestamp may be. The window is measured back
 	// from a GPU's newest point and "caught up" is read from it, so one point from a wrong
 	// clock would otherwise push every real point out and make the host look covered.
@@ -76,10 +79,16 @@ type GPUInfo struct {
 
 // ProcessInfo describes a process holding memory on a GPU.
 type ProcessInfo struct {
-	PID         int
+	PID int
+	// VPID is process.vpid, the pid inside the process's own pid namespace (what an SDK in a
+	// pod logs); 0 when absent, which the receiver does when it equals PID.
+	VPID        int
 	Name        string // process.executable.name
 	ContainerID string // container.id
 	PodUID      string // k8s.pod.uid
+	PodName     string // k8s.pod.name
+	Namespace   string // k8s.namespace.name
+	Container   string // k8s.container.name
 	Type        string // nvidia.gpu.process.type
 }
 
@@ -112,6 +121,7 @@ type Overflow struct {
 	ProcessesEvicted int
 	XidsCapped       int
 	LabelsRejected   int
+	AllocsEvicted    int // allocations past MaxAllocationsPerGPU (least recently seen first)
 	FutureRejected   int // points stamped more than MaxAhead past Now
 	ValuesRejected   int // negative, above the GPU's limit, or beyond any real GPU
 }
@@ -122,6 +132,7 @@ func (of *Overflow) Add(o Overflow) {
 	of.SamplesCapped += o.SamplesCapped
 	of.ProcessesEvicted += o.ProcessesEvicted
 	of.XidsCapped += o.XidsCapped
+	of.AllocsEvicted += o.AllocsEvicted
 	of.LabelsRejected += o.LabelsRejected
 	of.FutureRejected += o.FutureRejected
 	of.ValuesRejected += o.ValuesRejected
@@ -159,12 +170,15 @@ type gpu struct {
 	// collection lists them in the same order each time (NVML's), so the i-th process sample
 	// is found at order[i] without hashing its pid; the map is the fallback.
 	order []*proc
+	// allocs are the kubelet's allocations of this GPU (alloc.go), a handful at most.
+	allocs []alloc
 }
 
 type proc struct {
 	info ProcessInfo
 	s    series
 	gone bool // deleted from gpu.procs: order may still hold it until the next Observe
+	peak peak // the largest point of s, for a workload's peak (peak.go)
 }
 
 // New returns an empty store.
@@ -176,10 +190,12 @@ func New(cfg Config) *Store {
 
 // Fixed costs of the budget's accounting, besides the series' arrays (measured with
 // runtime.MemStats on the bytes benchmark: a GPU with its maps and host entry, a process
-// with its map entry and description).
+// with its map entry and description: 160 bytes before the Kubernetes names, whose three
+// string headers and vpid add 56, its cached peak 24). The names' own bytes are added per process (nameBytes):
+// they come with Kubernetes processes only, and a long pod name is most of a process entry.
 const (
 	gpuBytes  = 2048
-	procBytes = 160
+	procBytes = 240
 )
 
 // Observe records the samples of one GPU resource. Points stamped too far ahead of the clock
@@ -201,15 +217,7 @@ func (s *Store) Observe(key GPUKey, info GPUInfo, samples []Sample) Overflow {
 	g := s.gpu(key, &of)
 	s.touch(g)
 	before := g.bytes
-	if info.Name != "" {
-		g.info.Name = info.Name
-	}
-	if info.BusID != "" {
-		g.info.BusID = info.BusID
-	}
-	if info.Index >= 0 {
-		g.info.Index = info.Index
-	}
+	g.setInfo(info)
 	nproc := 0
 	for i := range samples {
 		if sm := &samples[i]; sm.Kind == ProcessBytes {
@@ -355,8 +363,9 @@ func (g *gpu) addProcess(sm *Sample, i int, cfg Config, of *Overflow) {
 		}
 		p = &proc{info: sm.Process}
 		g.procs[sm.Process.PID] = p
-		g.bytes += procBytes
+		g.bytes += procBytes + nameBytes(&p.info)
 	} else if sm.T >= p.s.newest() && p.info != sm.Process {
+		g.bytes += nameBytes(&sm.Process) - nameBytes(&p.info)
 		p.info = sm.Process // the newest description wins: names and containers can change
 	}
 	if i < len(g.order) {
@@ -365,6 +374,7 @@ func (g *gpu) addProcess(sm *Sample, i int, cfg Config, of *Overflow) {
 		g.order = append(g.order, p)
 	}
 	g.addPoint(&p.s, sm.T, sm.V, cfg, of)
+	p.peak.added(&p.s, sm.T, sm.V)
 }
 
 // add adds a sample of any kind but ProcessBytes (see addProcess).
@@ -434,7 +444,12 @@ func (g *gpu) evictOldestProcess() {
 func (g *gpu) forget(p *proc) {
 	p.gone = true
 	delete(g.procs, p.info.PID)
-	g.bytes -= procBytes + p.s.footprint()
+	g.bytes -= procBytes + nameBytes(&p.info) + p.s.footprint()
+}
+
+// nameBytes is what a process's Kubernetes names hold beyond procBytes.
+func nameBytes(p *ProcessInfo) int64 {
+	return int64(len(p.PodName) + len(p.Namespace) + len(p.Container))
 }
 
 // trim applies the window to every series of the GPU and forgets processes with no point
@@ -449,6 +464,7 @@ func (g *gpu) trim(cfg Config) {
 			ls.trim(cutoff)
 		}
 	}
+	g.trimAllocs(cutoff)
 	forgot := false
 	for _, p := range g.procs {
 		if p.s.newest() < cutoff {
@@ -457,6 +473,7 @@ func (g *gpu) trim(cfg Config) {
 			continue
 		}
 		p.s.trim(cutoff)
+		p.peak.kept(&p.s)
 	}
 	if forgot { // order must not keep their series alive while no collection lists processes
 		g.order = slices.DeleteFunc(g.order, func(p *proc) bool { return p.gone })
