@@ -171,7 +171,7 @@ func podOf(r record) string {
 var fourPods = []podOOM{
 	{pod: "serving/llm-serve-7d4b9c8f6-x2k9q", hwID: "GPU-a0c4e1d2-3b5f-4a67-8c9d-0e1f2a3b4c50", cause: "workload_too_large", match: "pod"},
 	{pod: "research/finetune-5c9d7f8b4-q7w2z", hwID: "GPU-b1d5f2e3-4c6a-4b78-9d0e-1f2a3b4c5d61", cause: "other_tenant", match: "pod",
-		evidence: []string{"default/debug-shell", "not allocated"}},
+		evidence: []string{"default/debug-shell", "did not allocate this GPU", "not scheduled here"}},
 	{pod: "ml/embedder-6f8d9c7b5-m4n2p", hwID: "GPU-c2e6a3f4-5d7b-4c89-ae1f-2a3b4c5d6e72", cause: "memory_leak", match: "pod"},
 	{pod: "research/notebook-0", hwID: "GPU-d3f7b4a5-6e8c-4d9a-bf20-3b4c5d6e7f83", cause: "fragmentation", match: "pod"},
 }
