@@ -27,6 +27,7 @@ const goodToken = "fleet-test-token-0123456789abcdef"
 type gateway struct {
 	proc               *process
 	grpcAddr, httpAddr string
+	tokenFile          string // the token Secret's file, as the gateway reads it
 }
 
 // startGateway runs deploy/kubernetes' gateway config with the test's CA-signed certificate
@@ -47,7 +48,8 @@ func startGateway(t *testing.T, pk pki, backendAddr string) *gateway {
 	cfg = rewritePaths(cfg, dirs).(map[string]any)
 	require.NoError(t, os.WriteFile(str(cfg, "extensions", "bearertokenauth/agents", "filename"), []byte(goodToken+"\n"), 0o600))
 
-	g := &gateway{grpcAddr: freeAddr(t), httpAddr: freeAddr(t)}
+	g := &gateway{grpcAddr: freeAddr(t), httpAddr: freeAddr(t),
+		tokenFile: str(cfg, "extensions", "bearertokenauth/agents", "filename")}
 	mapAt(cfg, "receivers", "otlp", "protocols", "grpc")["endpoint"] = g.grpcAddr
 	mapAt(cfg, "receivers", "otlp", "protocols", "http")["endpoint"] = g.httpAddr
 	moveHealthChecks(t, cfg)

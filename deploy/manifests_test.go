@@ -353,6 +353,7 @@ func TestHelmValuesMatchManifests(t *testing.T) {
 		assert.Equal(t, get(agent.config, "service", "pipelines", sig), get(hp.config, "service", "pipelines", sig), "pipeline %s", sig)
 	}
 	assert.Equal(t, []string{"logs", "metrics"}, sortedKeys(mapAt(hp.config, "service", "pipelines")), "no other pipeline survives the chart's defaults")
+	assert.Equal(t, get(agent.config, "service", "telemetry"), get(hp.config, "service", "telemetry"), "service.telemetry (the alerts read it)")
 	// The chart's default receivers this distribution lacks must be removed.
 	for _, r := range []string{"jaeger", "zipkin", "prometheus"} {
 		v, ok := mapAt(values, "config", "receivers")[r]

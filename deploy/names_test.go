@@ -17,7 +17,7 @@ import (
 // Prometheus name each must get, by its OpenTelemetry name. Once metadata.yaml declares one,
 // the name its unit and type give must be this one.
 var contractMetrics = map[string]string{
-	"nvidia_gpu_allocation":             "nvidia.gpu.allocation", // gauge, unit 1
+	"nvidia_gpu_allocation":                   "nvidia.gpu.allocation", // gauge, unit {allocation}
 	"nvidia_gpu_allocation_idle_time_seconds": "nvidia.gpu.allocation.idle_time",
 	"nvidia_gpu_process_unexpected_count":     "nvidia.gpu.process.unexpected.count",
 }

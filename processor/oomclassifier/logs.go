@@ -158,6 +158,7 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 		for j := 0; j < sls.Len(); j++ {
 			lrs := sls.At(j).LogRecords()
 			records += lrs.Len()
+			sx := newStreams(lrs)
 			for k := 0; k < lrs.Len(); k++ {
 				rec := lrs.At(k)
 				// The receiver's own records, told by their event name (looked up once).
@@ -183,7 +184,7 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 				}
 				// o is reused: an ordinary line costs no record built and copied.
 				if findOOMInto(rec, res, &o) {
-					stitch(&o, lrs, k)
+					stitch(&o, &sx, k)
 					o.at, o.timeNote = p.inst.plausibleTime(rec, o.at)
 					ooms = append(ooms, o)
 					o = oomRecord{}

@@ -41,29 +41,28 @@ var sourceKeys = [...]string{"log.file.path", "log.file.name", "log.iostream", a
 // record continues it without a newline in between.
 const criPartial = "P"
 
-// stitch extends o, recognised in record head of lrs, with the records of the same stream
-// that follow it, and keeps the stitched reading when it states more than the head alone.
-// Records of other streams in between are skipped, not stopped at: two files' lines
-// interleave in one batch. The same stream's first record that is not a continuation (an
-// OOM or Xid line of its own, no text, too late) ends the message.
-func stitch(o *oomRecord, lrs plog.LogRecordSlice, head int) {
+// stitch extends o, recognised in record head of the scope sx indexes, with the records of
+// the same stream that follow it, and keeps the stitched reading when it states more than the
+// head alone. Records of other streams in between are skipped, not stopped at: two files'
+// lines interleave in one batch. The same stream's first record that is not a continuation
+// (an OOM or Xid line of its own, no text, too late) ends the message. The records are
+// reached through sx's per-stream links, so a head costs its own stream's records only, never
+// a scan over the other streams' (which made a batch of n heads from n streams cost n²).
+func stitch(o *oomRecord, sx *streams, head int) {
 	if o.text == "" {
 		return
 	}
+	lrs := sx.lrs
 	rec := lrs.At(head)
 	at := recordTime(rec)
-	var b strings.Builder
-	b.WriteString(o.text)
+	var b strings.Builder // o.text and the lines read; written from the first line read on
 	best, bestScore, used := o.msg, score(o.msg), 0
-	n, stale := 0, 0
+	n, stale, size := 0, 0, len(o.text)
 	prev := rec
-	for i := head + 1; i < lrs.Len() && n < stitchMaxRecords; i++ {
+	for i := sx.next(head); i >= 0 && n < stitchMaxRecords; i = sx.next(i) {
 		next := lrs.At(i)
-		if !sameStream(rec, next) {
-			continue
-		}
 		line := firstText(next)
-		if line == "" || !near(at, next) || b.Len()+len(line)+1 > stitchMaxBytes {
+		if line == "" || !near(at, next) || size+len(line)+1 > stitchMaxBytes {
 			break
 		}
 		if _, ok := parse.Parse(line); ok {
@@ -72,12 +71,14 @@ func stitch(o *oomRecord, lrs plog.LogRecordSlice, head int) {
 		if _, ok := xid.ParseLine(line); ok {
 			break
 		}
-		n++
+		if n++; n == 1 {
+			b.WriteString(o.text)
+		}
 		if str(prev.Attributes(), "logtag") != criPartial {
 			b.WriteByte('\n')
 		}
 		b.WriteString(line)
-		prev = next
+		size, prev = b.Len(), next
 		m, ok := parse.Parse(b.String())
 		// More stated is better; on a tie the shorter stitch (the first that said it all).
 		if s := score(m); ok && m.Framework == o.msg.Framework && s > bestScore {
@@ -108,20 +109,6 @@ func score(m parse.Result) int {
 		}
 	}
 	return n
-}
-
-// sameStream reports whether b comes from the same log source as a: equal values (or
-// absence) of every source attribute. Both are in the same resource and scope already.
-func sameStream(a, b plog.LogRecord) bool {
-	aa, ba := a.Attributes(), b.Attributes()
-	for _, k := range sourceKeys {
-		av, aok := aa.Get(k)
-		bv, bok := ba.Get(k)
-		if aok != bok || (aok && !av.Equal(bv)) {
-			return false
-		}
-	}
-	return true
 }
 
 // near reports whether rec was logged within stitchWindow after at. Records with no time at

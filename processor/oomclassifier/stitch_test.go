@@ -159,8 +159,8 @@ func benchStitch(b *testing.B, cont []string) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		o := base
-		stitch(&o, lrs, 0)
+		o, sx := base, newStreams(lrs)
+		stitch(&o, &sx, 0)
 	}
 }
 

@@ -1,0 +1,51 @@
+package deploy_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// halfOpenLimit: a connection that has not finished its TLS handshake and request headers, or
+// carries no request, is closed within this (deploy/README.md, "Connections the gateway
+// bounds"). gRPC's own handshake deadline (120 s) is not configurable and is not covered.
+const halfOpenLimit = 30 * time.Second
+
+// The gateway's receivers bound what a sender, authenticated or not, can hold: every value
+// deploy/README.md documents is set, and every timeout is within halfOpenLimit.
+func TestGatewayConnectionBounds(t *testing.T) {
+	p := gatewayPod(t)
+	grpc := mapAt(p.config, "receivers", "otlp", "protocols", "grpc")
+	http := mapAt(p.config, "receivers", "otlp", "protocols", "http")
+	require.NotNil(t, grpc)
+	require.NotNil(t, http)
+
+	within := func(v any, what string) time.Duration {
+		s, _ := v.(string)
+		d, err := time.ParseDuration(s)
+		require.NoError(t, err, "%s must be set", what)
+		assert.Positive(t, d, what)
+		return d
+	}
+	// gRPC: streams per connection at least the agents' num_consumers, and few.
+	streams, _ := grpc["max_concurrent_streams"].(int)
+	consumers, _ := get(agentPods(t)[0].config, "exporters", "otlp_grpc", "sending_queue", "num_consumers").(int)
+	assert.True(t, streams >= consumers && streams <= 8, "max_concurrent_streams %d: >= the agents' num_consumers (%d), <= 8", streams, consumers)
+	assert.Equal(t, receiverLimit, grpc["max_recv_msg_size_mib"])
+	sp := mapAt(grpc, "keepalive", "server_parameters")
+	assert.LessOrEqual(t, within(sp["max_connection_idle"], "grpc max_connection_idle"), halfOpenLimit)
+	assert.LessOrEqual(t, within(sp["time"], "grpc keepalive time")+within(sp["timeout"], "grpc keepalive timeout"), time.Minute,
+		"a silent peer is dropped within a minute")
+	age := within(sp["max_connection_age"], "grpc max_connection_age")
+	assert.Greater(t, age, within(sp["max_connection_age_grace"], "grpc max_connection_age_grace"))
+
+	// HTTP: handshake and headers (the handshake is bounded by the smallest timeout), the
+	// whole request, the idle time between requests.
+	assert.LessOrEqual(t, within(http["read_header_timeout"], "http read_header_timeout"), halfOpenLimit)
+	assert.LessOrEqual(t, within(http["read_timeout"], "http read_timeout"), halfOpenLimit)
+	assert.LessOrEqual(t, within(http["write_timeout"], "http write_timeout"), halfOpenLimit)
+	assert.LessOrEqual(t, within(get(http, "keepalive", "idle_timeout"), "http keepalive idle_timeout"), halfOpenLimit)
+	assert.Equal(t, receiverLimit<<20, http["max_request_body_size"])
+}
