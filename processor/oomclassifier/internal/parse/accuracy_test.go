@@ -152,6 +152,14 @@ func score(c *citedCase) (tally, []string) {
 		return t, problems
 	}
 	t.recognised = 1
+	if c.DeviceKind != "" {
+		t.fields++
+		if got.DeviceKind == c.DeviceKind {
+			t.exact++
+		} else {
+			problems = append(problems, fmt.Sprintf("%s (%s): device kind %q, want %q", c.ID, c.file, got.DeviceKind, c.DeviceKind))
+		}
+	}
 	for _, f := range corpusFields {
 		want, stated := c.Expect[f.name]
 		v := f.get(&got)

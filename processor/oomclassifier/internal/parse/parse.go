@@ -34,6 +34,8 @@ var recognisers = []recogniser{
 	parseCheckStatus,
 	parseCUDAGeneric,
 	parseVocabulary,
+	// The general shape last: a failure word and a device-memory noun.
+	parseDeviceMemory,
 }
 
 // Parse reports whether text (a whole log body, possibly a multi-line
@@ -90,6 +92,7 @@ func recognise(text string) (Result, bool) {
 			if r.Stack == "" {
 				r.Stack = detectStack(text)
 			}
+			r.DeviceKind = deviceKind(text, &r)
 			return r, true
 		}
 	}

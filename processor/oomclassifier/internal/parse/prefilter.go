@@ -21,11 +21,15 @@ import (
 //
 //	"cufft"   a CHECK on a cuFFT call returning CUFFT_ALLOC_FAILED ("== CUFFT_SUCCESS (2 vs. 0)")
 //	"insuff"  cuSPARSE's "insufficient resources", "insufficient memory"
+//	"buffer maximum"  ggml Metal's "buffer '<name>' size N is larger than buffer maximum of M"
+//	"OOM"     (as written) spark-rapids' RetryOOM / SplitAndRetryOOM, HAMi-core's "Device 0 OOM"
 //	"Dst tensor is not initialized"   TensorFlow's failed device copy destination
 //
 // The first five words each hold a "key" that is rare in ordinary text: the
 // 'y' of "memory" and "capacity", the "ll" of "alloc", the "ff" of "cufft"
-// and "insufficient" (case folded). The scan reads the text eight bytes at a
+// and "insufficient" (case folded), and the "OO" of "OOM" (folded to find,
+// compared as written: "room", "book" and "pool" are turned down by two
+// byte compares). The scan reads the text eight bytes at a
 // time and flags, in a few word operations per key, the bytes that are a
 // folded 'y' or the second of two folded 'l's or 'f's (SWAR, "SIMD within a
 // register"); only at a flagged byte does it compare the whole word. A line
@@ -94,7 +98,7 @@ func mayBeOOM(text string) bool {
 	}
 	for ; i < len(text); i++ {
 		c := text[i] | 0x20
-		if c == 'y' || ((c == 'l' || c == 'f') && i > 0 && text[i-1]|0x20 == c) {
+		if c == 'y' || ((c == 'l' || c == 'f' || c == 'o') && i > 0 && text[i-1]|0x20 == c) {
 			if keyWordAt(text, i) {
 				return true
 			}
@@ -127,10 +131,10 @@ const dstUninitialized = "Dst tensor is not initialized"
 // letter is a zero byte of (x ^ key) | (x ^ x-shifted-by-one-byte): both
 // must be zero, so one test covers "is the key" and "equals the byte before".
 func keyBits(x, prev uint64) uint64 {
-	const ys, ls, fs = 'y' * ones, 'l' * ones, 'f' * ones
+	const ys, ls, fs, os = 'y' * ones, 'l' * ones, 'f' * ones, 'o' * ones
 	same := x ^ (x<<8 | prev>>56)
-	y, l, f := x^ys, x^ls|same, x^fs|same
-	return (y-ones)&^y | (l-ones)&^l | (f-ones)&^f
+	y, l, f, o := x^ys, x^ls|same, x^fs|same, x^os|same
+	return (y-ones)&^y | (l-ones)&^l | (f-ones)&^f | (o-ones)&^o
 }
 
 // keyWordIn checks each flagged byte of the word at text[i:i+8].
@@ -145,7 +149,8 @@ func keyWordIn(text string, i int, m uint64) bool {
 
 // keyWordAt reports whether the key byte at i belongs to "memory", "capacity",
 // "capacty" (a 'y' at i), "alloc" (the second 'l' at i), "cufft" or "insuff"
-// (the second 'f' at i), case-insensitively.
+// (the second 'f' at i), case-insensitively, or to "OOM" as written (the
+// second 'O' at i).
 func keyWordAt(s string, i int) bool {
 	switch s[i] | 0x20 {
 	case 'y':
@@ -164,7 +169,10 @@ func keyWordAt(s string, i int) bool {
 	case 'l':
 		return i >= 2 && s[i-2]|0x20 == 'a' && i+2 < len(s) && s[i+1]|0x20 == 'o' && s[i+2]|0x20 == 'c'
 	case 'f':
-		return (foldedSuffix(s[:i+1], "cuff") && i+1 < len(s) && s[i+1]|0x20 == 't') || foldedSuffix(s[:i+1], "insuff")
+		return (foldedSuffix(s[:i+1], "cuff") && i+1 < len(s) && s[i+1]|0x20 == 't') || foldedSuffix(s[:i+1], "insuff") ||
+			strings.HasPrefix(s[i+1:], "er maximum") // ggml Metal's "larger than buffer maximum"
+	case 'o':
+		return s[i] == 'O' && s[i-1] == 'O' && i+1 < len(s) && s[i+1] == 'M'
 	}
 	return false
 }

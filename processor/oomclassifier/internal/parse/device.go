@@ -1,0 +1,244 @@
+package parse
+
+import "strings"
+
+// Device kinds, the values of Result.DeviceKind. They become the
+// gpu.oom.device.kind attribute, so they are part of the contract.
+const (
+	DeviceCUDA     = "cuda"     // NVIDIA: CUDA runtime/driver, and the default when the text names no other
+	DeviceROCm     = "rocm"     // AMD ROCm/HIP
+	DeviceXPU      = "xpu"      // Intel GPU (PyTorch XPU, IPEX, Level Zero)
+	DeviceMPS      = "mps"      // Apple GPU through PyTorch's Metal Performance Shaders backend
+	DeviceMetal    = "metal"    // Apple GPU through Metal directly (ggml's Metal backend)
+	DeviceVulkan   = "vulkan"   // any vendor's GPU through Vulkan
+	DeviceWebGPU   = "webgpu"   // any vendor's GPU through wgpu / WebGPU
+	DeviceDirectML = "directml" // any vendor's GPU through DirectML (Windows, WSL)
+	DeviceNPU      = "npu"      // Huawei Ascend NPU (torch_npu, CANN)
+	DeviceTPU      = "tpu"      // Google TPU HBM
+)
+
+// NonNVIDIA reports a device kind that is never an NVIDIA GPU, so an OOM of
+// that kind must not be matched to an NVML GPU. Vulkan, WebGPU and DirectML
+// run on NVIDIA GPUs too: the text does not say, so they may be matched.
+func NonNVIDIA(kind string) bool {
+	switch kind {
+	case DeviceROCm, DeviceXPU, DeviceMPS, DeviceMetal, DeviceNPU, DeviceTPU:
+		return true
+	}
+	return false
+}
+
+// NonNVIDIA reports that the message names a device that is not an NVIDIA GPU.
+func (r *Result) NonNVIDIA() bool { return NonNVIDIA(r.DeviceKind) }
+
+// deviceMarkers name the device kind from words the message carries, most
+// specific first: a CANN error on an NPU logged by a module called
+// gpu_worker.py is an NPU's, a wgpu panic over Vulkan names wgpu.
+var deviceMarkers = [...]struct{ word, kind string }{
+	{"NPU", DeviceNPU}, {"Ascend", DeviceNPU}, {"EL0004", DeviceNPU}, {"rtMalloc", DeviceNPU}, {"torch_npu", DeviceNPU},
+	{"XPU", DeviceXPU}, {"Level Zero", DeviceXPU}, {"xpu:", DeviceXPU},
+	{"MPS backend", DeviceMPS}, {"MPS allocated", DeviceMPS},
+	{"ggml_metal", DeviceMetal}, {"kIOGPUCommandBuffer", DeviceMetal}, {"Metal", DeviceMetal},
+	{"TPU", DeviceTPU}, {"_HBM", DeviceTPU}, {"tpu_", DeviceTPU},
+	{"DML allocator", DeviceDirectML}, {"device:DML", DeviceDirectML}, {"dml_", DeviceDirectML}, {"DirectML", DeviceDirectML},
+	{"directml", DeviceDirectML}, {"GPU video memory", DeviceDirectML},
+	{"wgpu", DeviceWebGPU}, {"WebGPU", DeviceWebGPU},
+	{"Vulkan", DeviceVulkan}, {"vulkan", DeviceVulkan}, {"VK_ERROR", DeviceVulkan}, {"vk::", DeviceVulkan}, {"OutOfDeviceMemory", DeviceVulkan},
+	{"HIP", DeviceROCm}, {"ROCm", DeviceROCm}, {"rocm", DeviceROCm}, {"hipError", DeviceROCm}, {"MIOpen", DeviceROCm}, {"miopen", DeviceROCm}, {"amdgpu", DeviceROCm},
+}
+
+// deviceKind names the device a recognised message is about: the first
+// marker found in its first windowLen bytes, else cuda. A recogniser whose
+// framework implies the device (ROCm builds) sets it itself.
+func deviceKind(text string, r *Result) string {
+	if r.Framework == FrameworkROCm {
+		return DeviceROCm
+	}
+	w := window(text, 0)
+	for _, m := range deviceMarkers {
+		if strings.Contains(w, m.word) {
+			return m.kind
+		}
+	}
+	return DeviceCUDA
+}
+
+// parseDeviceMemory recognises the general shape of a failed device
+// allocation that no template above claimed: a failure word joined to a
+// device-memory noun, written in any case and with any of the separators
+// libraries use ("out of device memory", OutOfDeviceMemory,
+// VK_ERROR_OUT_OF_DEVICE_MEMORY, Memory_Allocation_Failure), or a status
+// number that means "out of memory" next to the API that returned it (CUDA
+// error 2, CUresult 2), minus talk about OOMs (advice, documentation,
+// explanations) and host memory.
+func parseDeviceMemory(text string) (Result, bool) {
+	w := window(text, 0)
+	at := deviceFailureAt(w)
+	if at < 0 {
+		return absent, false
+	}
+	if isNegative(w) || isTalk(w, at) {
+		return absent, false
+	}
+	r := newResult(frameworkFromContext(w))
+	readLabelledSizes(w, &r)
+	r.DeviceIndex = deviceFromText(w)
+	if r.Framework == FrameworkHAMi {
+		r.DeviceIndex = hamiDevice(w)
+	}
+	return r, true
+}
+
+// deviceNouns name device memory after "out of" / "not enough" (folded).
+var deviceNouns = [...]string{"device", "gpu", "vram", "video", "hbm", "npu", "xpu"}
+
+// deviceFailureAt returns where a device-allocation failure shape starts in w, or -1.
+func deviceFailureAt(w string) int {
+	// A failure word followed within a few words by a device noun and "memory".
+	for _, fw := range [...]string{"outof", "notenough", "failedtoallocate"} {
+		for from := 0; ; {
+			i, e := indexFoldSep(w, fw, from)
+			if i < 0 {
+				break
+			}
+			from = e
+			tail := w[e:min(len(w), e+48)]
+			if nounAt(tail) && containsFold(tail, "memory") {
+				return i
+			}
+		}
+	}
+	// The noun first: "Memory_Allocation_Failure", "memory allocation of size N failed".
+	if i, _ := indexFoldSep(w, "memoryallocationfailure", 0); i >= 0 {
+		return i
+	}
+	if i := strings.Index(w, "memory allocation of size "); i >= 0 {
+		if j := strings.Index(w[i:min(len(w), i+64)], " failed"); j >= 0 {
+			return i
+		}
+	}
+	// Status numbers: cudaError_t and CUresult 2 are "out of memory".
+	if i := cudaErrorTwo(w); i >= 0 {
+		return i
+	}
+	// HAMi-core's quota check: "Device <d> OOM <new> / <limit>".
+	if i := strings.Index(w, "[HAMI-core ERROR"); i >= 0 && hamiDevice(w) >= 0 {
+		return i
+	}
+	// spark-rapids' GPU retry exceptions that lost a task (Cpu… ones are host memory).
+	for from := 0; ; {
+		i := indexFrom(w, "RetryOOM", from)
+		if i < 0 {
+			break
+		}
+		from = i + len("RetryOOM")
+		if !strings.HasSuffix(w[:i], "Cpu") && !strings.HasSuffix(w[:i], "CpuSplitAnd") {
+			return i
+		}
+	}
+	return -1
+}
+
+// nounAt reports a device noun at the start of s after optional separators.
+func nounAt(s string) bool {
+	s = strings.TrimLeft(s, " _-")
+	for _, n := range deviceNouns {
+		if len(s) >= len(n) && strings.EqualFold(s[:len(n)], n) {
+			return true
+		}
+	}
+	return false
+}
+
+// cudaErrorTwo finds "CUDA error 2", "Cuda error: 2", "cuda error (2)" (any
+// case) or an allocation call's "res=2" / "result=2": cudaErrorMemoryAllocation
+// and CUDA_ERROR_OUT_OF_MEMORY are both 2. NCCL's own error 2 (a system
+// error) is not "CUDA error".
+func cudaErrorTwo(w string) int {
+	for from := 0; ; {
+		i, e := indexFoldSep(w, "cudaerror", from)
+		if i < 0 {
+			break
+		}
+		from = e
+		j := e
+		for j < len(w) && (w[j] == ' ' || w[j] == ':' || w[j] == '(') {
+			j++
+		}
+		if j > e && j < len(w) && w[j] == '2' && (j+1 == len(w) || !isDigit(w[j+1]) && w[j+1] != '.') {
+			return i
+		}
+	}
+	for _, l := range [...]string{" res=2", " result=2"} {
+		if i := strings.Index(w, l); i >= 0 && (i+len(l) == len(w) || !isDigit(w[i+len(l)])) && containsFold(w[max(0, i-48):i], "alloc") {
+			return i
+		}
+	}
+	return -1
+}
+
+// hamiDevice reads the ordinal of HAMi-core's "Device <d> OOM "; -1 if none.
+func hamiDevice(w string) int {
+	i := strings.Index(w, "]: Device ")
+	if i < 0 {
+		return -1
+	}
+	d, e, ok := intAt(w, i+len("]: Device "))
+	if !ok || !strings.HasPrefix(w[e:], " OOM ") || d > 1<<20 {
+		return -1
+	}
+	return int(d)
+}
+
+// talkWords before a failure phrase make it talk about an OOM rather than
+// one: advice, documentation, explanation.
+var talkWords = [...]string{"avoid", "prevent", "raises a", "catchable", "if you see", "if you get", "in case of", "reduce the risk"}
+
+// isTalk reports whether the phrase at i is quoted or explained rather than
+// reported: an advice word in the 64 bytes before it, or " means" /
+// a documentation literal's "“" right after its word.
+func isTalk(w string, i int) bool {
+	if i < 0 {
+		return false
+	}
+	before := w[max(0, i-64):i]
+	for _, t := range talkWords {
+		if containsFold(before, t) {
+			return true
+		}
+	}
+	end := i
+	for end < len(w) && w[end] != ' ' && w[end] != '\n' {
+		end++
+	}
+	after := w[end:min(len(w), end+48)]
+	return strings.HasPrefix(after, " means ") || strings.Contains(after, "``")
+}
+
+// indexFoldSep finds word (lower-case letters) in s from from, ignoring ASCII
+// case and allowing one separator (' ', '_', '-') between its letters, as
+// "out of", "Out_Of", "OutOf" and "OUT_OF" all spell "outof". It returns the
+// match's start and end, or -1, -1.
+func indexFoldSep(s, word string, from int) (int, int) {
+	for i := from; i < len(s); i++ {
+		if lowerASCII(s[i]) != word[0] {
+			continue
+		}
+		j, k := i+1, 1
+		for k < len(word) && j < len(s) {
+			if lowerASCII(s[j]) == word[k] {
+				j, k = j+1, k+1
+				continue
+			}
+			if (s[j] == ' ' || s[j] == '_' || s[j] == '-') && j+1 < len(s) && lowerASCII(s[j+1]) == word[k] {
+				j++
+				continue
+			}
+			break
+		}
+		if k == len(word) {
+			return i, j
+		}
+	}
+	return -1, -1
+}
