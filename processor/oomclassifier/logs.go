@@ -206,6 +206,7 @@ func (p *logsProcessor) classify(ctx context.Context, ooms []oomRecord, note str
 			o.timeNote = strings.TrimSpace(o.timeNote + " " + note)
 		}
 		res := classifyOOM(o, p.inst)
+		putDeviceKind(o)
 		p.inst.telemetry.OOMs.Add(ctx, 1, metric.WithAttributes(
 			attribute.String("framework", o.msg.Framework), attribute.String("cause", res.Cause)))
 		p.inst.logger.Debug("Classified GPU OOM", zap.String("framework", o.msg.Framework),

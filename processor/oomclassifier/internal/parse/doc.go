@@ -69,7 +69,7 @@
 // to the API that returned it (CUDA error 2, an allocation call's res=2),
 // HAMi-core's quota check and spark-rapids' GPU retry OOMs, minus talk about
 // OOMs (an advice or documentation word before the phrase, " means" or a
-// "``" literal after it) and host memory. Every recognised message gets a
+// "“" literal after it) and host memory. Every recognised message gets a
 // device kind (DeviceKind: cuda, rocm, xpu, mps, metal, vulkan, webgpu,
 // directml, npu, tpu) from the words it carries; NonNVIDIA says which kinds
 // are never an NVIDIA GPU.
