@@ -92,30 +92,13 @@ func parseDeviceMemory(text string) (Result, bool) {
 // deviceNouns name device memory after "out of" / "not enough" (folded).
 var deviceNouns = [...]string{"device", "gpu", "vram", "video", "hbm", "npu", "xpu"}
 
+// failureWords start the general shape, spelled with optional separators.
+var failureWords = [...]string{"outof", "notenough", "failedtoallocate"}
+
 // deviceFailureAt returns where a device-allocation failure shape starts in w, or -1.
 func deviceFailureAt(w string) int {
-	// A failure word followed within a few words by a device noun and "memory".
-	for _, fw := range [...]string{"outof", "notenough", "failedtoallocate"} {
-		for from := 0; ; {
-			i, e := indexFoldSep(w, fw, from)
-			if i < 0 {
-				break
-			}
-			from = e
-			tail := w[e:min(len(w), e+48)]
-			if nounAt(tail) && containsFold(tail, "memory") {
-				return i
-			}
-		}
-	}
-	// The noun first: "Memory_Allocation_Failure", "memory allocation of size N failed".
-	if i, _ := indexFoldSep(w, "memoryallocationfailure", 0); i >= 0 {
+	if i := memoryShapeAt(w); i >= 0 {
 		return i
-	}
-	if i := strings.Index(w, "memory allocation of size "); i >= 0 {
-		if j := strings.Index(w[i:min(len(w), i+64)], " failed"); j >= 0 {
-			return i
-		}
 	}
 	// Status numbers: cudaError_t and CUresult 2 are "out of memory".
 	if i := cudaErrorTwo(w); i >= 0 {
@@ -139,6 +122,60 @@ func deviceFailureAt(w string) int {
 	return -1
 }
 
+// memoryShapeAt finds the shapes that name memory: a failure word, a device
+// noun and "memory", or the noun first ("Memory_Allocation_Failure",
+// "memory allocation of size N failed"); -1 when there is none. They are
+// looked for only around a "memory": searching the whole text for each
+// failure word cost every near miss (a line that passed the prefilter)
+// microseconds.
+func memoryShapeAt(w string) int {
+	first := indexFold(w, "memory", 0)
+	if first < 0 {
+		return -1
+	}
+	if i := failureBeforeMemory(w, first); i >= 0 {
+		return i
+	}
+	for m := first; m >= 0; m = indexFold(w, "memory", m+1) {
+		if foldSepAt(w, m, "memoryallocationfailure") >= 0 {
+			return m
+		}
+	}
+	if i := strings.Index(w, "memory allocation of size "); i >= 0 {
+		if j := strings.Index(w[i:min(len(w), i+64)], " failed"); j >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// failureBeforeMemory finds a failure word followed within a few words by
+// a device noun and "memory" ("out of device memory", OutOfDeviceMemory,
+// "not enough GPU memory"): the word's end is at most 42 bytes before a
+// "memory" (it must lie in the 48 bytes after the word), so only the span
+// from the first "memory" (at first) back by that and the word's longest
+// spelling, to the last "memory", is searched. -1 when there is none.
+func failureBeforeMemory(w string, first int) int {
+	last := first
+	for m := first; m >= 0; m = indexFold(w, "memory", m+1) {
+		last = m
+	}
+	for _, fw := range failureWords {
+		for from := max(0, first-42-(2*len(fw)-1)); ; {
+			i, e := indexFoldSep(w[:last], fw, from)
+			if i < 0 {
+				break
+			}
+			from = e
+			tail := w[e:min(len(w), e+48)]
+			if nounAt(tail) && containsFold(tail, "memory") {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // nounAt reports a device noun at the start of s after optional separators.
 func nounAt(s string) bool {
 	s = strings.TrimLeft(s, " _-")
@@ -155,19 +192,8 @@ func nounAt(s string) bool {
 // and CUDA_ERROR_OUT_OF_MEMORY are both 2. NCCL's own error 2 (a system
 // error) is not "CUDA error".
 func cudaErrorTwo(w string) int {
-	for from := 0; ; {
-		i, e := indexFoldSep(w, "cudaerror", from)
-		if i < 0 {
-			break
-		}
-		from = e
-		j := e
-		for j < len(w) && (w[j] == ' ' || w[j] == ':' || w[j] == '(') {
-			j++
-		}
-		if j > e && j < len(w) && w[j] == '2' && (j+1 == len(w) || !isDigit(w[j+1]) && w[j+1] != '.') {
-			return i
-		}
+	if i := cudaErrorWordTwo(w); i >= 0 {
+		return i
 	}
 	for _, l := range [...]string{" res=2", " result=2"} {
 		if i := strings.Index(w, l); i >= 0 && (i+len(l) == len(w) || !isDigit(w[i+len(l)])) && containsFold(w[max(0, i-48):i], "alloc") {
@@ -175,6 +201,28 @@ func cudaErrorTwo(w string) int {
 		}
 	}
 	return -1
+}
+
+// cudaErrorWordTwo finds the status words of cudaErrorTwo followed by 2,
+// anchored on a contiguous "cuda" (a separator inside it is no spelling
+// anyone uses), then read with separators like the other words; -1 if none.
+func cudaErrorWordTwo(w string) int {
+	for i := indexFold(w, "cuda", 0); i >= 0; i = indexFold(w, "cuda", i+1) {
+		if e := foldSepAt(w, i, "cudaerror"); e >= 0 && statusTwoAfter(w, e) {
+			return i
+		}
+	}
+	return -1
+}
+
+// statusTwoAfter reports a status of 2 after w[:e] (spaces, ':' or '('
+// between, at least one): "CUDA error: 2", "cuda error (2)", not "2.1" or "21".
+func statusTwoAfter(w string, e int) bool {
+	j := e
+	for j < len(w) && (w[j] == ' ' || w[j] == ':' || w[j] == '(') {
+		j++
+	}
+	return j > e && j < len(w) && w[j] == '2' && (j+1 == len(w) || !isDigit(w[j+1]) && w[j+1] != '.')
 }
 
 // hamiDevice reads the ordinal of HAMi-core's "Device <d> OOM "; -1 if none.
@@ -213,32 +261,4 @@ func isTalk(w string, i int) bool {
 	}
 	after := w[end:min(len(w), end+48)]
 	return strings.HasPrefix(after, " means ") || strings.Contains(after, "``")
-}
-
-// indexFoldSep finds word (lower-case letters) in s from from, ignoring ASCII
-// case and allowing one separator (' ', '_', '-') between its letters, as
-// "out of", "Out_Of", "OutOf" and "OUT_OF" all spell "outof". It returns the
-// match's start and end, or -1, -1.
-func indexFoldSep(s, word string, from int) (int, int) {
-	for i := from; i < len(s); i++ {
-		if lowerASCII(s[i]) != word[0] {
-			continue
-		}
-		j, k := i+1, 1
-		for k < len(word) && j < len(s) {
-			if lowerASCII(s[j]) == word[k] {
-				j, k = j+1, k+1
-				continue
-			}
-			if (s[j] == ' ' || s[j] == '_' || s[j] == '-') && j+1 < len(s) && lowerASCII(s[j+1]) == word[k] {
-				j++
-				continue
-			}
-			break
-		}
-		if k == len(word) {
-			return i, j
-		}
-	}
-	return -1, -1
 }

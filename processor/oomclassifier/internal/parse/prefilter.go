@@ -17,24 +17,25 @@ import (
 //	          cudaMalloc failed, allocate CUDA0 buffer, ran out of memory trying to allocate
 //	"capac"   has a total capacity of / the 2.1 misspelling "capacty"
 //
-// or one of three that name no memory at all:
+// or one of five that name no memory at all:
 //
 //	"cufft"   a CHECK on a cuFFT call returning CUFFT_ALLOC_FAILED ("== CUFFT_SUCCESS (2 vs. 0)")
 //	"insuff"  cuSPARSE's "insufficient resources", "insufficient memory"
 //	"buffer maximum"  ggml Metal's "buffer '<name>' size N is larger than buffer maximum of M"
-//	"OOM"     (as written) spark-rapids' RetryOOM / SplitAndRetryOOM, HAMi-core's "Device 0 OOM"
+//	"RetryOOM"  spark-rapids' RetryOOM / SplitAndRetryOOM ("retry" folded, "OOM" as written)
 //	"Dst tensor is not initialized"   TensorFlow's failed device copy destination
 //
-// The first five words each hold a "key" that is rare in ordinary text: the
-// 'y' of "memory" and "capacity", the "ll" of "alloc", the "ff" of "cufft"
-// and "insufficient" (case folded), and the "OO" of "OOM" (folded to find,
-// compared as written: "room", "book" and "pool" are turned down by two
-// byte compares). The scan reads the text eight bytes at a
-// time and flags, in a few word operations per key, the bytes that are a
-// folded 'y' or the second of two folded 'l's or 'f's (SWAR, "SIMD within a
-// register"); only at a flagged byte does it compare the whole word. A line
-// without a flag costs about one pass of a few integer operations per eight
-// bytes.
+// All but the last hold a "key" that is rare in ordinary text: the 'y' of
+// "memory", "capacity" and "retry", the "ll" of "alloc", the "ff" of
+// "cufft", "insufficient" and "buffer" (case folded). The scan reads the
+// text eight bytes at a time and flags, in a few word operations per key,
+// the bytes that are a folded 'y' or the second of two folded 'l's or 'f's
+// (SWAR, "SIMD within a register"); only at a flagged byte does it compare
+// the whole word. A line without a flag costs about one pass of a few
+// integer operations per eight bytes. Each key costs every line about five
+// operations per eight bytes, so a new word is given a key only when it
+// holds none of these three: "RetryOOM" rides on the 'y' of "retry" (a
+// doubled-'o' key for it cost every line about a fifth more).
 //
 // TensorFlow's sentence has no such key: its only rare letter, the 'z', is
 // in every ISO timestamp's "Z". It is looked for last, as written (TF prints
@@ -98,7 +99,7 @@ func mayBeOOM(text string) bool {
 	}
 	for ; i < len(text); i++ {
 		c := text[i] | 0x20
-		if c == 'y' || ((c == 'l' || c == 'f' || c == 'o') && i > 0 && text[i-1]|0x20 == c) {
+		if c == 'y' || ((c == 'l' || c == 'f') && i > 0 && text[i-1]|0x20 == c) {
 			if keyWordAt(text, i) {
 				return true
 			}
@@ -131,10 +132,10 @@ const dstUninitialized = "Dst tensor is not initialized"
 // letter is a zero byte of (x ^ key) | (x ^ x-shifted-by-one-byte): both
 // must be zero, so one test covers "is the key" and "equals the byte before".
 func keyBits(x, prev uint64) uint64 {
-	const ys, ls, fs, os = 'y' * ones, 'l' * ones, 'f' * ones, 'o' * ones
+	const ys, ls, fs = 'y' * ones, 'l' * ones, 'f' * ones
 	same := x ^ (x<<8 | prev>>56)
-	y, l, f, o := x^ys, x^ls|same, x^fs|same, x^os|same
-	return (y-ones)&^y | (l-ones)&^l | (f-ones)&^f | (o-ones)&^o
+	y, l, f := x^ys, x^ls|same, x^fs|same
+	return (y-ones)&^y | (l-ones)&^l | (f-ones)&^f
 }
 
 // keyWordIn checks each flagged byte of the word at text[i:i+8].
@@ -148,20 +149,20 @@ func keyWordIn(text string, i int, m uint64) bool {
 }
 
 // keyWordAt reports whether the key byte at i belongs to "memory", "capacity",
-// "capacty" (a 'y' at i), "alloc" (the second 'l' at i), "cufft" or "insuff"
-// (the second 'f' at i), case-insensitively, or to "OOM" as written (the
-// second 'O' at i).
+// "capacty" or "retry" followed by "OOM" as written (a 'y' at i), "alloc"
+// (the second 'l' at i), "cufft", "insuff" or "buffer maximum" (the second
+// 'f' at i), case-insensitively but for "OOM" and "er maximum".
 func keyWordAt(s string, i int) bool {
 	switch s[i] | 0x20 {
 	case 'y':
-		// "memory" ends in "ry", "capacity" and "capacty" in "ty": one
+		// "memory" and "retry" end in "ry", "capacity" and "capacty" in "ty": one
 		// byte turns down most English words with a 'y'.
-		if i < 5 {
+		if i < 4 { // "retry"
 			return false
 		}
 		switch s[i-1] | 0x20 {
 		case 'r':
-			return foldedSuffix(s[:i+1], "memory")
+			return foldedSuffix(s[:i+1], "memory") || strings.HasPrefix(s[i+1:], "OOM") && foldedSuffix(s[:i+1], "retry")
 		case 't':
 			return foldedSuffix(s[:i+1], "capacity") || foldedSuffix(s[:i+1], "capacty")
 		}
@@ -171,8 +172,6 @@ func keyWordAt(s string, i int) bool {
 	case 'f':
 		return (foldedSuffix(s[:i+1], "cuff") && i+1 < len(s) && s[i+1]|0x20 == 't') || foldedSuffix(s[:i+1], "insuff") ||
 			strings.HasPrefix(s[i+1:], "er maximum") // ggml Metal's "larger than buffer maximum"
-	case 'o':
-		return s[i] == 'O' && s[i-1] == 'O' && i+1 < len(s) && s[i+1] == 'M'
 	}
 	return false
 }
