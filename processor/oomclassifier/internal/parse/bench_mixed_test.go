@@ -84,3 +84,22 @@ func BenchmarkPrefilterOrdinary(b *testing.B) {
 	}
 	clock.report(b)
 }
+
+// BenchmarkPrefilterShort is mayBeOOM over the ordinary lines cut to 60 bytes, the length
+// the e2e run of issue 17 item 5 sends: per-line fixed costs weigh more there.
+func BenchmarkPrefilterShort(b *testing.B) {
+	lines := make([]string, len(ordinaryLines))
+	for i, l := range ordinaryLines {
+		lines[i] = l[:60]
+	}
+	b.ReportAllocs()
+	clock := startCPUClock(b)
+	i := 0
+	for b.Loop() {
+		sinkBool = mayBeOOM(lines[i])
+		if i++; i == len(lines) {
+			i = 0
+		}
+	}
+	clock.report(b)
+}

@@ -97,11 +97,26 @@ func mayBeOOM(text string) bool {
 			return true
 		}
 	}
-	for ; i < len(text); i++ {
-		c := text[i] | 0x20
-		if c == 'y' || ((c == 'l' || c == 'f') && i > 0 && text[i-1]|0x20 == c) {
-			if keyWordAt(text, i) {
-				return true
+	if n := len(b); n > 0 && len(text) >= 8 {
+		// The last n < 8 bytes: the text's last eight bytes in one word,
+		// its flags in the bytes already scanned masked off, instead of a
+		// loop with a branch per byte (a 60-byte line has four such bytes).
+		j := len(text) - 8
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(text[j:]), 8)) | fold
+		var before uint64
+		if j > 0 {
+			before = uint64(text[j-1]|0x20) << 56
+		}
+		if m := keyBits(x, before) & hi &^ (1<<(8*(8-n)) - 1); m != 0 && keyWordIn(text, j, m) {
+			return true
+		}
+	} else {
+		for ; i < len(text); i++ {
+			c := text[i] | 0x20
+			if c == 'y' || ((c == 'l' || c == 'f') && i > 0 && text[i-1]|0x20 == c) {
+				if keyWordAt(text, i) {
+					return true
+				}
 			}
 		}
 	}
@@ -127,15 +142,24 @@ const dstUninitialized = "Dst tensor is not initialized"
 // keyBits flags the key bytes of the folded word x (prev: the folded word
 // before it, whose top byte precedes x's first) in the high bit of each
 // byte, once masked with hi: each 'y', and each 'l' or 'f' that equals the
-// byte before it. It is zeroBytes of three words OR-ed, with the final "&
-// hi" left to the caller so that a block of words pays it once. A doubled
-// letter is a zero byte of (x ^ key) | (x ^ x-shifted-by-one-byte): both
-// must be zero, so one test covers "is the key" and "equals the byte before".
+// byte before it. A doubled letter is a zero byte of (x ^ key) | (x ^
+// x-shifted-by-one-byte): both must be zero, so one test covers "is the
+// key" and "equals the byte before". The final "& hi" is left to the caller
+// so that a block of words pays it once.
+//
+// A zero byte v of a word w sets the high bit of that byte of w - ones
+// (zeroBytes). zeroBytes also clears the flags of bytes >= 0x81, which the
+// subtraction leaves set; here that is done once for the three keys, with
+// x's own high bits: a key byte is ASCII, so the bytes of x >= 0x80 (UTF-8
+// text) are never keys, and an ASCII byte of x gives bytes < 0x80 in all
+// three words (but for the "same" part after a non-ASCII byte, whose
+// spurious flag only costs a verification). Three zeroBytes would cost
+// every line four more operations per eight bytes.
 func keyBits(x, prev uint64) uint64 {
 	const ys, ls, fs = 'y' * ones, 'l' * ones, 'f' * ones
 	same := x ^ (x<<8 | prev>>56)
 	y, l, f := x^ys, x^ls|same, x^fs|same
-	return (y-ones)&^y | (l-ones)&^l | (f-ones)&^f
+	return ((y - ones) | (l - ones) | (f - ones)) &^ x
 }
 
 // keyWordIn checks each flagged byte of the word at text[i:i+8].
