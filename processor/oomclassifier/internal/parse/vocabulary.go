@@ -150,10 +150,13 @@ func containsAnyFold(text string, words []string) bool {
 	return false
 }
 
-// cuResultOOM reports torch_memory_saver's "CUresult error  result=2 ".
+// cuResultOOM reports torch_memory_saver's "CUresult error  result=2 ". The
+// wrapper prefixes each line with its source file, "[torch_memory_saver.cpp]":
+// the "memory" in it is what the prefilter passes the line on, so the same
+// words without it (which the prefilter drops) are not recognised either.
 func cuResultOOM(text string) bool {
 	i := strings.Index(text, "CUresult error")
-	if i < 0 {
+	if i < 0 || !containsFold(text, "memory") {
 		return false
 	}
 	w := window(text, i)
