@@ -160,6 +160,9 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 			records += lrs.Len()
 			for k := 0; k < lrs.Len(); k++ {
 				rec := lrs.At(k)
+				if ordinaryRecord(rec) {
+					continue
+				}
 				// The receiver's own records, told by their event name (looked up once).
 				switch eventName(rec) {
 				case eventXid:
