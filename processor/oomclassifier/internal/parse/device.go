@@ -129,22 +129,32 @@ func deviceFailureAt(w string) int {
 // failure word cost every near miss (a line that passed the prefilter)
 // microseconds.
 func memoryShapeAt(w string) int {
-	first := indexFold(w, "memory", 0)
+	// One pass over the "memory"s: the first and last bound the failure
+	// words' span; the noun-first shapes start at one of them.
+	first, last, nounFirst, sized := -1, -1, -1, -1
+	for m := indexFold(w, "memory", 0); m >= 0; m = indexFold(w, "memory", m+1) {
+		if first < 0 {
+			first = m
+		}
+		last = m
+		if nounFirst < 0 && foldSepAt(w, m, "memoryallocationfailure") >= 0 {
+			nounFirst = m
+		}
+		if sized < 0 && strings.HasPrefix(w[m:], "memory allocation of size ") {
+			sized = m
+		}
+	}
 	if first < 0 {
 		return -1
 	}
-	if i := failureBeforeMemory(w, first); i >= 0 {
+	if i := failureBeforeMemory(w, first, last); i >= 0 {
 		return i
 	}
-	for m := first; m >= 0; m = indexFold(w, "memory", m+1) {
-		if foldSepAt(w, m, "memoryallocationfailure") >= 0 {
-			return m
-		}
+	if nounFirst >= 0 {
+		return nounFirst
 	}
-	if i := strings.Index(w, "memory allocation of size "); i >= 0 {
-		if j := strings.Index(w[i:min(len(w), i+64)], " failed"); j >= 0 {
-			return i
-		}
+	if sized >= 0 && strings.Contains(w[sized:min(len(w), sized+64)], " failed") {
+		return sized
 	}
 	return -1
 }
@@ -154,12 +164,8 @@ func memoryShapeAt(w string) int {
 // "not enough GPU memory"): the word's end is at most 42 bytes before a
 // "memory" (it must lie in the 48 bytes after the word), so only the span
 // from the first "memory" (at first) back by that and the word's longest
-// spelling, to the last "memory", is searched. -1 when there is none.
-func failureBeforeMemory(w string, first int) int {
-	last := first
-	for m := first; m >= 0; m = indexFold(w, "memory", m+1) {
-		last = m
-	}
+// spelling, to the last "memory" (at last), is searched. -1 when there is none.
+func failureBeforeMemory(w string, first, last int) int {
 	for _, fw := range failureWords {
 		for from := max(0, first-42-(2*len(fw)-1)); ; {
 			i, e := indexFoldSep(w[:last], fw, from)
@@ -195,8 +201,24 @@ func cudaErrorTwo(w string) int {
 	if i := cudaErrorWordTwo(w); i >= 0 {
 		return i
 	}
-	for _, l := range [...]string{" res=2", " result=2"} {
-		if i := strings.Index(w, l); i >= 0 && (i+len(l) == len(w) || !isDigit(w[i+len(l)])) && containsFold(w[max(0, i-48):i], "alloc") {
+	// The first " res=2" and the first " result=2", found from their "=2"
+	// (a search for a label that starts with a space stops at every word).
+	at := [2]int{-1, -1}
+	labels := [2]string{" res", " result"}
+	for from := 0; at[0] < 0 || at[1] < 0; {
+		j := indexFrom(w, "=2", from)
+		if j < 0 {
+			break
+		}
+		for k, l := range labels {
+			if at[k] < 0 && strings.HasSuffix(w[:j], l) {
+				at[k] = j - len(l)
+			}
+		}
+		from = j + 1
+	}
+	for k, i := range at {
+		if end := i + len(labels[k]) + len("=2"); i >= 0 && (end == len(w) || !isDigit(w[end])) && containsFold(w[max(0, i-48):i], "alloc") {
 			return i
 		}
 	}

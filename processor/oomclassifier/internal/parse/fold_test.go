@@ -116,6 +116,16 @@ func walkCUDAErrorWordTwo(w string) int {
 	}
 }
 
+// walkResultTwo is cudaErrorTwo's " res=2" / " result=2" part as first written.
+func walkResultTwo(w string) int {
+	for _, l := range [...]string{" res=2", " result=2"} {
+		if i := strings.Index(w, l); i >= 0 && (i+len(l) == len(w) || !isDigit(w[i+len(l)])) && naiveIndexFold(w[max(0, i-48):i], "alloc", 0) >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
 // checkAnchored compares the anchored searches with the walks on text.
 func checkAnchored(t *testing.T, text string) {
 	t.Helper()
@@ -125,6 +135,13 @@ func checkAnchored(t *testing.T, text string) {
 	}
 	if got, want := cudaErrorWordTwo(w), walkCUDAErrorWordTwo(w); got != want {
 		t.Fatalf("cudaErrorWordTwo = %d; the walk finds %d in %q", got, want, w)
+	}
+	want := walkCUDAErrorWordTwo(w)
+	if want < 0 {
+		want = walkResultTwo(w)
+	}
+	if got := cudaErrorTwo(w); got != want {
+		t.Fatalf("cudaErrorTwo = %d; the walk finds %d in %q", got, want, w)
 	}
 }
 
@@ -143,5 +160,7 @@ func FuzzAnchoredShapes(f *testing.F) {
 	}
 	f.Add("xx Out Of Device  Memory xx memory")
 	f.Add("CUDA_ERROR: 2 cuda error (2) Cuda-Error 2")
+	f.Add("cuMemAlloc res=21 res=2 result=2 alloc result=2")
+	f.Add("xx memory allocation of size 12 failed Memory-Allocation_Failure")
 	f.Fuzz(checkAnchored)
 }
