@@ -152,6 +152,16 @@ func TestAnchoredShapesAgreeWithWalk(t *testing.T) {
 	for _, l := range ordinaryLines {
 		checkAnchored(t, l)
 	}
+	for _, s := range []string{
+		"out ofailed to allocate device memory",                    // a word starting on another's last letter
+		"failed to allocate gpu memory, then out of device memory", // the words' order, not their place
+		"not enough GPU memory; Out_Of-Device_Memory",
+		"OutOfDeviceMemory", "x out of  device memory", "out of memory on device memory",
+		strings.Repeat("of ", 30) + "out of vram" + strings.Repeat(" ", 40) + "memory",
+		"memory " + strings.Repeat("o", 50) + " out of gpu memory",
+	} {
+		checkAnchored(t, s)
+	}
 }
 
 func FuzzAnchoredShapes(f *testing.F) {
