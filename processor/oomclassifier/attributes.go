@@ -4,6 +4,7 @@ package oomclassifier
 // contract is DESIGN.md §3: these names change only together with those files.
 const (
 	attrFramework      = "gpu.oom.framework"
+	attrDeviceKind     = "gpu.oom.device.kind"
 	attrRequestedBytes = "gpu.oom.requested_bytes"
 	attrTotalBytes     = "gpu.oom.total_bytes"
 	attrFreeBytes      = "gpu.oom.free_bytes"
@@ -36,7 +37,7 @@ const (
 
 // writtenAttributes lists every attribute the processor may add, for the documentation test.
 var writtenAttributes = []string{
-	attrFramework, attrRequestedBytes, attrTotalBytes, attrFreeBytes, attrAllocatedBytes,
+	attrFramework, attrDeviceKind, attrRequestedBytes, attrTotalBytes, attrFreeBytes, attrAllocatedBytes,
 	attrReservedBytes, attrProcessBytes, attrDeviceIndex, attrOtherProcesses, attrCause,
 	attrContributing, attrConfidence, attrEvidence, attrRecommendation, attrMatch, attrHWID, attrGPUIndex,
 	attrXid, attrXidDescription, attrXidOrigin, attrXidMnemonic, attrXidAction, attrPCIBusID, attrProcessPID, attrProcessName,

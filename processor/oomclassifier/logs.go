@@ -161,6 +161,9 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 			sx := newStreams(lrs)
 			for k := 0; k < lrs.Len(); k++ {
 				rec := lrs.At(k)
+				if ordinaryRecord(rec) {
+					continue
+				}
 				// The receiver's own records, told by their event name (looked up once).
 				switch eventName(rec) {
 				case eventXid:
@@ -207,6 +210,7 @@ func (p *logsProcessor) classify(ctx context.Context, ooms []oomRecord, note str
 			o.timeNote = strings.TrimSpace(o.timeNote + " " + note)
 		}
 		res := classifyOOM(o, p.inst)
+		putDeviceKind(o)
 		p.inst.telemetry.OOMs.Add(ctx, 1, metric.WithAttributes(
 			attribute.String("framework", o.msg.Framework), attribute.String("cause", res.Cause)))
 		p.inst.logger.Debug("Classified GPU OOM", zap.String("framework", o.msg.Framework),

@@ -1,6 +1,7 @@
 package oomclassifier
 
 import (
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -163,4 +164,46 @@ func receiverXid(rec plog.LogRecord, res pcommon.Map) (window.Xid, bool) {
 	}
 	return window.Xid{T: recordTime(rec), Code: e.Code, Fault: e.Fault, Description: e.Description,
 		HWID: str(res, attrHWID), BusID: xid.NormalizeBusID(busID)}, true
+}
+
+// ordinaryRecord reports the common record that is neither an Xid nor an OOM, decided on one
+// read of it: a string body that neither prefilter passes, no event name, no exception
+// attributes. scan skips such a record without the per-kind readers (eventName, kernelXid,
+// findOOMInto), each of which looks the attributes up and reads the body again: on 60-byte
+// lines those lookups cost as much as the prefilter itself (issue 17 item 5). Any record it
+// does not vouch for takes the full path, so the result is the same either way.
+func ordinaryRecord(rec plog.LogRecord) bool {
+	if rec.EventName() != "" {
+		return false
+	}
+	body := rec.Body()
+	if body.Type() != pcommon.ValueTypeStr {
+		return false
+	}
+	plain := true
+	rec.Attributes().Range(func(k string, _ pcommon.Value) bool {
+		plain = k != attrEventName && !strings.HasPrefix(k, "exception.")
+		return plain
+	})
+	if !plain {
+		return false
+	}
+	text := body.Str()
+	return !mayBeXidLine(text) && !parse.MayBeOOM(text)
+}
+
+// mayBeXidLine is xid.MayBeLine anchored on the 'V' of "NVRM: ", which ordinary lines rarely
+// hold, instead of the 'N' that every "INFO" holds; the vectorised IndexByte finds it.
+func mayBeXidLine(text string) bool {
+	for from := 1; from < len(text); {
+		i := strings.IndexByte(text[from:], 'V')
+		if i < 0 {
+			return false
+		}
+		if i += from; text[i-1] == 'N' && xid.MayBeLine(text[i-1:min(len(text), i+5)]) {
+			return true
+		}
+		from = i + 1
+	}
+	return false
 }

@@ -25,16 +25,19 @@ const (
 
 // citedCase is one corpus entry.
 type citedCase struct {
-	ID        string           `json:"id"`
-	OOM       bool             `json:"oom"`
-	Framework string           `json:"framework"`
-	Version   string           `json:"version"`
-	Source    string           `json:"source"`
-	Kind      string           `json:"kind"`
-	Note      string           `json:"note"`
-	Text      string           `json:"text"`
-	Expect    map[string]int64 `json:"expect"`
-	file      string
+	ID        string `json:"id"`
+	OOM       bool   `json:"oom"`
+	Framework string `json:"framework"`
+	Version   string `json:"version"`
+	Source    string `json:"source"`
+	Kind      string `json:"kind"`
+	// DeviceKind is the accelerator the text names (cuda, rocm, xpu, mps,
+	// metal, vulkan, npu, tpu, directml, webgpu); "" where it does not say.
+	DeviceKind string           `json:"device_kind"`
+	Note       string           `json:"note"`
+	Text       string           `json:"text"`
+	Expect     map[string]int64 `json:"expect"`
+	file       string
 }
 
 // corpusFields maps the corpus's field names to what Parse returns for them.
@@ -149,6 +152,14 @@ func score(c *citedCase) (tally, []string) {
 		return t, problems
 	}
 	t.recognised = 1
+	if c.DeviceKind != "" {
+		t.fields++
+		if got.DeviceKind == c.DeviceKind {
+			t.exact++
+		} else {
+			problems = append(problems, fmt.Sprintf("%s (%s): device kind %q, want %q", c.ID, c.file, got.DeviceKind, c.DeviceKind))
+		}
+	}
 	for _, f := range corpusFields {
 		want, stated := c.Expect[f.name]
 		v := f.get(&got)

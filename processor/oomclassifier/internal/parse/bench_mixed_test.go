@@ -36,6 +36,7 @@ func BenchmarkParseMixedOrdinary(b *testing.B) {
 	b.SetBytes(int64(n / len(lines)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	clock := startCPUClock(b)
 	i := 0
 	for b.Loop() {
 		sink, _ = Parse(lines[i])
@@ -43,6 +44,7 @@ func BenchmarkParseMixedOrdinary(b *testing.B) {
 			i = 0
 		}
 	}
+	clock.report(b)
 }
 
 // BenchmarkParseOrdinaryOnly is the same over the ordinary lines alone: the
@@ -55,6 +57,7 @@ func BenchmarkParseOrdinaryOnly(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	clock := startCPUClock(b)
 	i := 0
 	for b.Loop() {
 		sink, _ = Parse(ordinaryLines[i])
@@ -62,4 +65,41 @@ func BenchmarkParseOrdinaryOnly(b *testing.B) {
 			i = 0
 		}
 	}
+	clock.report(b)
+}
+
+var sinkBool bool
+
+// BenchmarkPrefilterOrdinary is mayBeOOM alone over the ordinary lines: what
+// every log record pays.
+func BenchmarkPrefilterOrdinary(b *testing.B) {
+	b.ReportAllocs()
+	clock := startCPUClock(b)
+	i := 0
+	for b.Loop() {
+		sinkBool = mayBeOOM(ordinaryLines[i])
+		if i++; i == len(ordinaryLines) {
+			i = 0
+		}
+	}
+	clock.report(b)
+}
+
+// BenchmarkPrefilterShort is mayBeOOM over the ordinary lines cut to 60 bytes, the length
+// the e2e run of issue 17 item 5 sends: per-line fixed costs weigh more there.
+func BenchmarkPrefilterShort(b *testing.B) {
+	lines := make([]string, len(ordinaryLines))
+	for i, l := range ordinaryLines {
+		lines[i] = l[:60]
+	}
+	b.ReportAllocs()
+	clock := startCPUClock(b)
+	i := 0
+	for b.Loop() {
+		sinkBool = mayBeOOM(lines[i])
+		if i++; i == len(lines) {
+			i = 0
+		}
+	}
+	clock.report(b)
 }

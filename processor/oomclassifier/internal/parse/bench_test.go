@@ -15,9 +15,11 @@ func benchParse(b *testing.B, text string, wantOK bool) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	clock := startCPUClock(b)
 	for b.Loop() {
 		sink, _ = Parse(text)
 	}
+	clock.report(b)
 }
 
 // A typical 100–200 byte application log line.

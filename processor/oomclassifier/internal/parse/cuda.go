@@ -102,7 +102,7 @@ func parseCUDAGeneric(text string) (Result, bool) {
 			found = strings.Contains(text, c.code)
 		}
 		if found {
-			if isNegative(text) { // "failed to alloc … bytes on host: CUDA_ERROR_OUT_OF_MEMORY"
+			if isNegative(text) || isTalk(text, firstIndex(text, []string{c.code, "ErrorOutOfMemory", "ErrorMemoryAllocation"})) { // "failed to alloc … bytes on host: CUDA_ERROR_OUT_OF_MEMORY"
 				return absent, false
 			}
 			r := newResult(c.framework)

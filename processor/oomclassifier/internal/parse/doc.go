@@ -2,10 +2,14 @@
 // extracts the numbers they state.
 //
 // Parse runs on every log record body the oom_classifier processor sees, so
-// it is built in two stages: a prefilter of a few strings.Index calls that
-// rejects ordinary text without allocating, then recognisers written against
-// each framework's own message template (the C++/Python source that prints
-// it), tried from the most specific template to the most generic.
+// it is built in two stages: a prefilter (prefilter.go: one pass over the
+// text eight bytes at a time for three rare keys, then one vectorised search
+// for a capital D) that rejects ordinary text without allocating, then
+// recognisers written against each framework's own message template (the
+// C++/Python source that prints it), tried from the most specific template
+// to the most generic. The recognisers' case-insensitive searches are
+// anchored on each word's rarest byte (fold.go), so that a near miss (a line
+// that passed the prefilter) costs a few microseconds, not a walk per word.
 //
 // # Byte values
 //
@@ -61,7 +65,18 @@
 // buffer: gpu_util.cc PrepareCopy).
 //
 // Also recognised: accelerator (TPU HBM/vmem) exhaustion reported by XLA, and
-// the words of vocabulary.go in any wrapper.
+// the words of vocabulary.go in any wrapper; and, last, the general shape
+// (device.go): a failure word joined to a device-memory noun in any case and
+// separator style (out of device memory, OutOfDeviceMemory,
+// VK_ERROR_OUT_OF_DEVICE_MEMORY, "not enough GPU video memory",
+// Memory_Allocation_Failure), a status number that means out of memory next
+// to the API that returned it (CUDA error 2, an allocation call's res=2),
+// HAMi-core's quota check and spark-rapids' GPU retry OOMs, minus talk about
+// OOMs (an advice or documentation word before the phrase, " means" or a
+// "“" literal after it) and host memory. Every recognised message gets a
+// device kind (DeviceKind: cuda, rocm, xpu, mps, metal, vulkan, webgpu,
+// directml, npu, tpu) from the words it carries; NonNVIDIA says which kinds
+// are never an NVIDIA GPU.
 //
 // Line-wrapped text (a terminal or a paste that broke the message) is read
 // with each line break and its indentation taken as one space. A message

@@ -54,8 +54,11 @@ func TestMatchAtOffsetZero(t *testing.T) {
 	if !cuResultOOM("CUresult error  result=2 file=csrc/torch_memory_saver.cpp") {
 		t.Error("cuResultOOM missed a message at offset 0")
 	}
-	if !cuResultOOM("CUresult error result=2 ") { // shorter than the 40-byte cut
+	if !cuResultOOM("[torch_memory_saver.cpp] CUresult error result=2 ") { // shorter than the 40-byte cut
 		t.Error("cuResultOOM missed a short message")
+	}
+	if cuResultOOM("CUresult error result=2 ") { // no wrapper: the prefilter drops it too
+		t.Error("cuResultOOM accepted a line without the wrapper's name")
 	}
 	if cuResultOOM("CUresult error  file=csrc/torch_memory_saver.cpp result=2 ") {
 		t.Error("cuResultOOM read result=2 past its 40 bytes")

@@ -117,3 +117,26 @@ func TestParsePyTorchMallocAsyncFields(t *testing.T) {
 		}
 	}
 }
+
+// CuPy's "allocated so far" is the pool's total before the request (reserved) in every
+// version since v7; the async pool's placeholders (-1 at v9, SIZE_MAX printed from a size_t
+// -1 on master) are no size. See parseOutOfMemoryAllocating for the cited source lines.
+func TestCuPyAllocatedSoFar(t *testing.T) {
+	const pre = "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,024 bytes "
+	for _, tt := range []struct {
+		tail            string
+		reserved, limit int64
+	}{
+		{"(allocated so far: 3,635,267,072 bytes).", 3635267072, -1},
+		{"(allocated so far: 536,870,912 bytes, limit set to: 1,073,741,824 bytes).", 536870912, 1073741824},
+		{"(allocated so far: -1 bytes).", -1, -1},
+		{"(allocated so far: 18,446,744,073,709,551,615 bytes).", -1, -1},
+		{"(allocated so far: 18,446,744,073,709,551,615 bytes, limit set to: 1,073,741,824 bytes).", -1, -1},
+		{"", -1, -1}, // master omits the suffix when total is the Python -1
+	} {
+		r, ok := Parse(pre + tt.tail)
+		if !ok || r.Framework != FrameworkCuPy || r.RequestedBytes != 1024 || r.ReservedBytes != tt.reserved || r.LimitBytes != tt.limit || r.AllocatedBytes != -1 {
+			t.Errorf("Parse(%q) = %v, %+v; want reserved %d, limit %d, allocated absent", tt.tail, ok, r, tt.reserved, tt.limit)
+		}
+	}
+}

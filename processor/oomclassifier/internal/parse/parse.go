@@ -34,6 +34,8 @@ var recognisers = []recogniser{
 	parseCheckStatus,
 	parseCUDAGeneric,
 	parseVocabulary,
+	// The general shape last: a failure word and a device-memory noun.
+	parseDeviceMemory,
 }
 
 // Parse reports whether text (a whole log body, possibly a multi-line
@@ -90,6 +92,7 @@ func recognise(text string) (Result, bool) {
 			if r.Stack == "" {
 				r.Stack = detectStack(text)
 			}
+			r.DeviceKind = deviceKind(text, &r)
 			return r, true
 		}
 	}
@@ -180,31 +183,6 @@ func indexFrom(s, sub string, from int) int {
 	return from + j
 }
 
-// containsFold reports whether s contains sub, ASCII case-insensitively,
-// without allocating. sub must be lower case. It walks byte by byte, so it is
-// for short strings (allocator and device names), not for whole bodies.
-// Only letters are folded: '_' (0x5f) folded like a letter would be 0x7f and
-// never match itself.
-func containsFold(s, sub string) bool {
-	n := len(sub)
-	if n == 0 {
-		return true
-	}
-	for i := 0; i+n <= len(s); i++ {
-		if lowerASCII(s[i]) != sub[0] {
-			continue
-		}
-		j := 1
-		for j < n && lowerASCII(s[i+j]) == sub[j] {
-			j++
-		}
-		if j == n {
-			return true
-		}
-	}
-	return false
-}
-
 // deviceAfter parses an ordinal at s[i:] after optional spaces; -1 if none.
 func deviceAfter(s string, i int) int {
 	v, _, ok := intAt(s, skipSpaces(s, i))
@@ -212,12 +190,4 @@ func deviceAfter(s string, i int) int {
 		return -1
 	}
 	return int(v)
-}
-
-// lowerASCII lower-cases an ASCII letter and leaves every other byte as is.
-func lowerASCII(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c | 0x20
-	}
-	return c
 }

@@ -37,6 +37,8 @@ type wantCase struct {
 	PID        *int       `yaml:"pid"`
 	Others     [][2]int64 `yaml:"others"`
 	Candidates [][2]int64 `yaml:"candidates"`
+	// DeviceKind defaults to rocm for the rocm framework and cuda otherwise.
+	DeviceKind string `yaml:"device_kind"`
 }
 
 func loadCorpus(tb testing.TB) []corpusCase {
@@ -81,7 +83,16 @@ func processes(pairs [][2]int64) []Process {
 }
 
 func (w *wantCase) result() Result {
+	kind := w.DeviceKind
+	switch {
+	case kind != "":
+	case w.Framework == FrameworkROCm:
+		kind = DeviceROCm
+	default:
+		kind = DeviceCUDA
+	}
 	return Result{
+		DeviceKind:         kind,
 		Framework:          w.Framework,
 		Stack:              w.Stack,
 		RequestedBytes:     orAbsent64(w.Requested),

@@ -34,3 +34,25 @@ func TestKeyWordAtTextEnds(t *testing.T) {
 		}
 	}
 }
+
+// "RetryOOM" passes on the 'y' of "retry" only with "OOM" as written after
+// it; a retry without it, or a lower-case "oom", does not.
+func TestPrefilterRetryOOM(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"com.nvidia.spark.rapids.jni.RetryOOM: task should retry operation", true},
+		{"jni.SplitAndRetryOOM: Attempted", true},
+		{"xRETRYOOM", true},
+		{"RetryOOM", true},
+		{"etryOOM", false},
+		{"will retry operation", false},
+		{"retryoom", false},
+		{"RetryOO", false},
+	} {
+		if got := mayBeOOM(tt.s); got != tt.want {
+			t.Errorf("mayBeOOM(%q) = %v; want %v", tt.s, got, tt.want)
+		}
+	}
+}

@@ -7,14 +7,30 @@ import (
 
 // prefilterWords are the words mayBeOOM looks for (see prefilter.go), lower
 // case: a text holding one of them, in any letter case, must pass; and so
-// must one holding dstUninitialized as written.
+// must one holding one of writtenWords with its first part in any case and
+// the rest as written, or dstUninitialized as written.
 var prefilterWords = []string{"memory", "capacity", "capacty", "alloc", "cufft", "insuff"}
+
+// writtenWords: the folded part, then the part compared as written.
+var writtenWords = [][2]string{{"retry", "OOM"}, {"buff", "er maximum"}}
 
 // referenceMayBeOOM is the plain definition mayBeOOM must agree with.
 func referenceMayBeOOM(text string) bool {
 	for _, w := range prefilterWords {
 		if containsFold(text, w) {
 			return true
+		}
+	}
+	for _, w := range writtenWords {
+		for from := 0; ; {
+			i := indexFrom(text, w[1], from)
+			if i < 0 {
+				break
+			}
+			if foldedSuffix(text[:i], w[0]) {
+				return true
+			}
+			from = i + 1
 		}
 	}
 	return strings.Contains(text, dstUninitialized)
@@ -31,11 +47,17 @@ func withoutPrefilter(text string) bool {
 // byte scan, in any letter case, including across word boundaries and in the
 // byte-wise tail.
 func TestPrefilterKeyWordsEveryOffset(t *testing.T) {
-	for _, w := range append(prefilterWords, dstUninitialized) {
-		for _, word := range []string{w, strings.ToUpper(w), mixedCase(w)} {
+	words := append([]string{dstUninitialized}, prefilterWords...)
+	for _, w := range writtenWords {
+		words = append(words, w[0]+"\x00"+w[1])
+	}
+	for _, w := range words {
+		folded, written, _ := strings.Cut(w, "\x00")
+		for _, word := range []string{folded, strings.ToUpper(folded), mixedCase(folded)} {
 			if w == dstUninitialized {
 				word = w // looked for as written
 			}
+			word += written
 			for off := 0; off < 48; off++ {
 				for _, tail := range []int{0, 3, 40} {
 					text := strings.Repeat("x", off) + word + strings.Repeat("x", tail)
@@ -90,6 +112,10 @@ func FuzzPrefilter(f *testing.F) {
 	}
 	for _, w := range prefilterWords {
 		f.Add("xxxxxxx" + strings.ToUpper(w))
+	}
+	for _, w := range writtenWords {
+		f.Add("xxxxxxx" + strings.ToUpper(w[0]) + w[1])
+		f.Add("xxxxxxx" + w[0] + strings.ToLower(w[1]))
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		got := mayBeOOM(text)

@@ -272,7 +272,7 @@ func parsePyTorchBare(text string) (Result, bool) {
 	switch {
 	case precededBy(text, "(2) : out of memory", "cuda runtime error "),
 		strings.Contains(text, "THCudaCheck FAIL") && strings.Contains(text, "error=2 : out of memory"),
-		strings.Contains(text, "CUDA out of memory"),
+		strings.Contains(text, "CUDA out of memory") && !isTalk(text, strings.Index(text, "CUDA out of memory")),
 		torchOOMError(text):
 		return newResult(FrameworkPyTorch), true
 	case strings.Contains(text, "HIP out of memory"):

@@ -25,6 +25,17 @@ const (
 	FrameworkSGLang      = "sglang"
 	FrameworkJava        = "java"
 	FrameworkVLLMRs      = "vllm_rs" // vllm.rs, the Rust (candle) engine: its own templates
+
+	// Libraries whose texts issue 17 added (device.go).
+	FrameworkHAMi        = "hami"         // HAMi-core, the GPU-sharing layer's driver-API wrapper
+	FrameworkSparkRapids = "spark_rapids" // spark-rapids' GPU retry OOM exceptions
+	FrameworkCANN        = "cann"         // Huawei Ascend's runtime (error codes EL…)
+	FrameworkDirectML    = "directml"     // torch-directml / DirectML allocators
+	FrameworkVulkan      = "vulkan"       // a Vulkan result code (VK_ERROR_OUT_OF_DEVICE_MEMORY, vulkan.hpp, vulkano)
+	FrameworkMetal       = "metal"        // a Metal command-buffer status (kIOGPUCommandBufferCallbackErrorOutOfMemory)
+	FrameworkWGPU        = "wgpu"         // wgpu / WebGPU
+	FrameworkOpenCV      = "opencv"       // OpenCV's CUDA module ("Gpu API call")
+	FrameworkBlender     = "blender"      // Blender Cycles
 )
 
 // Result is what one OOM message states. Every number is -1 when the message
@@ -37,6 +48,9 @@ type Result struct {
 	// ollama) when the text says so, else "". A PyTorch OOM inside vLLM has
 	// Framework "pytorch" and Stack "vllm".
 	Stack string
+	// DeviceKind is the accelerator the message is about (one of the
+	// Device* constants, device.go): cuda unless the text names another.
+	DeviceKind string
 
 	RequestedBytes int64 // the allocation that failed
 	TotalBytes     int64 // device capacity as the framework saw it

@@ -50,9 +50,17 @@ func parseGGML(text string) (Result, bool) {
 		// A relay (Ollama's "llama runner process has terminated: cudaMalloc
 		// failed: out of memory") may keep only the line that follows, the
 		// graph allocator's, which states the buffer and its device.
-		if r.RequestedBytes < 0 {
-			if b, ok := ggmlBuffer(text, "failed to allocate ", " buffer of size "); ok {
+		//
+		// When both lines are there, the graph allocator's exact byte count
+		// wins over the "%.2f MiB" rounding of the same request (they agree
+		// to within the rounding, 0.005 MiB, on the same device).
+		if b, ok := ggmlBuffer(text, "failed to allocate ", " buffer of size "); ok {
+			switch {
+			case r.RequestedBytes < 0:
 				r.RequestedBytes, r.DeviceIndex = b.RequestedBytes, b.DeviceIndex
+			case (r.DeviceIndex < 0 || b.DeviceIndex < 0 || r.DeviceIndex == b.DeviceIndex) &&
+				b.RequestedBytes >= 0 && absDiff(b.RequestedBytes, r.RequestedBytes) <= 5243:
+				r.RequestedBytes = b.RequestedBytes
 			}
 		}
 		return r, true
@@ -190,4 +198,12 @@ func parseTGI(text string) (Result, bool) {
 	r := newResult(FrameworkTGI)
 	r.Stack = FrameworkTGI
 	return r, true
+}
+
+// absDiff is |a-b| for byte counts.
+func absDiff(a, b int64) int64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
 }

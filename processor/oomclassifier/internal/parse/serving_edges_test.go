@@ -20,7 +20,9 @@ func TestParseGGMLEdges(t *testing.T) {
 		requested int64
 		device    int
 	}{
-		{"both_lines", alloc + "\n" + buffer, 9866 << 20, 1}, // the MiB line states the request
+		// Both lines: the graph allocator's exact bytes win over the MiB line's
+		// rounding of the same request (issue 17).
+		{"both_lines", alloc + "\n" + buffer, 10345253120, 1},
 		{"allocating_at_offset_0", alloc[strings.Index(alloc, "allocating "):], 9866 << 20, 1},
 		// Ollama's relay keeps "cudaMalloc failed: out of memory" and the graph allocator's line.
 		{"relay_at_offset_0", "cudaMalloc failed: out of memory\n" + buffer, 10345253120, 1},

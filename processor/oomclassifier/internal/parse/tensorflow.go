@@ -23,7 +23,7 @@ func hostAllocator(name string) bool {
 
 // gpuOrdinal finds "GPU_<d>" / "GPU:<d>" / "gpu:<d>" in name; -1 if none.
 func gpuOrdinal(name string) int {
-	for _, p := range [...]string{"GPU_", "GPU:", "gpu:", "gpu_"} {
+	for _, p := range [...]string{"GPU_", "GPU:", "gpu:", "gpu_", "DML:"} {
 		if j := strings.Index(name, p); j >= 0 {
 			return deviceAfter(name, j+len(p))
 		}

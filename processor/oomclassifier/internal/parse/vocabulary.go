@@ -63,6 +63,9 @@ var allocPhrases = [...]string{
 	"Ran out of memory in memory space", "Error allocating device buffer", "Out of [DEVICE] memory",
 	"Dst tensor is not initialized", "failed to allocate memory", "memory allocation failed",
 	"allocate [DEVICE]", "bad_alloc: out of memory",
+	// issue 17: wgpu 0.19's create_buffer failure, ggml Metal's per-buffer
+	// maximum, the TPU runtime's "Attempting to reserve … That was not possible".
+	"Not enough memory left", "is larger than buffer maximum", "That was not possible",
 }
 
 // lowerPhrases are allocation phrases matched in any letter case (issue
@@ -75,6 +78,8 @@ var gpuWords = [...]string{
 	"cuMem", "CUresult", "rmm", "RMM", "bfc_arena", "BFCArena", "mem-fraction-static", "device", "DEVICE",
 	"defaultAllocator", "virtualMemoryBuffer", "TPU", "ResourceExhausted", "Dst tensor",
 	"thrust::", "parallel_for failed", "mallocMC",
+	// Other accelerators and APIs (issue 17): the device kind comes from device.go.
+	"MPS", "DML", "XPU", "NPU", "Vulkan", "Metal", "HBM", "tpu_", "wgpu", "ggml_",
 }
 
 // lowerGPUWords are gpuWords matched on lower-cased text.
@@ -90,6 +95,9 @@ var negativeContexts = [...]string{
 	// (a host BFC allocator, a retry warning, a CPU tensor, a host ggml
 	// buffer), the generic words in it must not bring it back.
 	"ran out of memory trying to allocate", "OOM when allocating tensor", "_Host buffer", "CPU buffer",
+	// OpenCV's cv::cuda::HostMem (cuda_host_mem.cpp, cudaHostAlloc) and
+	// spark-rapids' CpuSplitAndRetryOOM: host memory.
+	"host_mem", "CPU OutOfMemory",
 }
 
 // isNegative reports a context that makes the generic words mean host memory.
@@ -105,7 +113,7 @@ func parseVocabulary(text string) (Result, bool) {
 	if !(containsAny(text, allocPhrases[:]...) && containsAny(text, gpuWords[:]...)) && !cuResultOOM(text) && !lowerCaseOOM(text) {
 		return absent, false
 	}
-	if isNegative(text) {
+	if isNegative(text) || isTalk(text, firstIndex(text, allocPhrases[:])) {
 		return absent, false
 	}
 	r := newResult(frameworkFromContext(text))
@@ -121,6 +129,17 @@ func lowerCaseOOM(text string) bool {
 	return containsAnyFold(w, lowerPhrases[:]) && containsAnyFold(w, lowerGPUWords[:])
 }
 
+// firstIndex is the smallest index of any of words in text; -1 when none.
+func firstIndex(text string, words []string) int {
+	first := -1
+	for _, w := range words {
+		if i := strings.Index(text, w); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	return first
+}
+
 // containsAnyFold is containsAny ignoring ASCII case, without allocating.
 func containsAnyFold(text string, words []string) bool {
 	for _, w := range words {
@@ -131,10 +150,13 @@ func containsAnyFold(text string, words []string) bool {
 	return false
 }
 
-// cuResultOOM reports torch_memory_saver's "CUresult error  result=2 ".
+// cuResultOOM reports torch_memory_saver's "CUresult error  result=2 ". The
+// wrapper prefixes each line with its source file, "[torch_memory_saver.cpp]":
+// the "memory" in it is what the prefilter passes the line on, so the same
+// words without it (which the prefilter drops) are not recognised either.
 func cuResultOOM(text string) bool {
 	i := strings.Index(text, "CUresult error")
-	if i < 0 {
+	if i < 0 || !containsFold(text, "memory") {
 		return false
 	}
 	w := window(text, i)
@@ -146,6 +168,14 @@ func cuResultOOM(text string) bool {
 
 // contextFrameworks name the library from words around the message, first match wins.
 var contextFrameworks = [...]struct{ word, framework string }{
+	// issue 17: wrappers and APIs whose words are specific (before the
+	// generic library names below: a ggml Metal line is llama.cpp's).
+	{"HAMI-core", FrameworkHAMi}, {"spark.rapids", FrameworkSparkRapids}, {"ggml_", FrameworkLlamaCpp},
+	{"MPS backend", FrameworkPyTorch}, {"EL0004", FrameworkCANN}, {"rtMalloc", FrameworkCANN},
+	{"torch_directml", FrameworkDirectML}, {"DML allocator", FrameworkDirectML}, {"GPU video memory", FrameworkDirectML},
+	{"wgpu", FrameworkWGPU}, {"Vulkan", FrameworkVulkan}, {"VK_ERROR", FrameworkVulkan}, {"vk::", FrameworkVulkan},
+	{"OutOfDeviceMemory", FrameworkVulkan}, {"kIOGPU", FrameworkMetal}, {"Gpu API call", FrameworkOpenCV},
+	{"cycles", FrameworkBlender}, {"Cycles", FrameworkBlender},
 	{"Paddle", FrameworkPaddle}, {"paddle", FrameworkPaddle},
 	{"TensorRT", FrameworkTensorRT}, {"nvinfer", FrameworkTensorRT}, {"[TRT]", FrameworkTensorRT},
 	{"defaultAllocator.cpp", FrameworkTensorRT}, {"virtualMemoryBuffer", FrameworkTensorRT}, {"rtSafe", FrameworkTensorRT},
@@ -178,6 +208,11 @@ var requestLabels = [...]string{
 	"out of memory to allocate ", "Cannot allocate ", "requested buffer of size ", "Requested size was ",
 	"Requested amount of memory (", "Requested amount of GPU memory (", "CUDA calloc async ", "CUDA calloc ",
 	"error allocating ", "Error allocating ", "requested bytes: [", "Attempting to allocate ",
+	// issue 17: torch-directml, ggml Vulkan/Metal, the TPU runtime's program
+	// reservation, TF's EigenAllocator, CANN's rtMalloc line, PyTorch MPS.
+	"Could not allocate tensor with ", "memory allocation of size ", "Attempting to reserve ",
+	"ran out of memory when allocating ", "' size ", "rtMalloc fail, purpose: page caching, type = 2, size:",
+	"Tried to allocate ",
 }
 
 // readLabelledSizes reads the sizes that follow known labels, wherever they are.
@@ -193,6 +228,11 @@ func readLabelledSizes(text string, r *Result) {
 			r.FreeBytes = v
 			break
 		}
+	}
+	// PyTorch MPSAllocator: "MPS allocated" is m_total_allocated_memory, the
+	// allocator's total including cached blocks (MPSAllocator.h).
+	if v, ok := sizeAfter(text, "(MPS allocated: "); ok {
+		r.ReservedBytes = v
 	}
 	if v, ok := sizeAfter(text, "total memory reported: "); ok {
 		r.TotalBytes = v
@@ -251,7 +291,7 @@ func sizeAfter(text, label string) (int64, bool) {
 // deviceLabels precede a device ordinal as libraries write it.
 var deviceLabels = [...]string{
 	"on GPU ", "device:GPU:", "/gpu:", "/device:GPU:", "GPU=", "device ordinal ", "cuda:", "CUDA:",
-	"on device ", "GPU ", "current device: ", "deviceId: [", "device:gpu:",
+	"on device ", "GPU ", "current device: ", "deviceId: [", "device:gpu:", "device_id:",
 }
 
 // deviceFromText reads the first device ordinal found after a known label, or

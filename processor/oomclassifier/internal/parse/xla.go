@@ -100,15 +100,30 @@ func parseOutOfMemoryAllocating(text string) (Result, bool) {
 		r := newResult(FrameworkCuPy)
 		r.RequestedBytes = n
 		if strings.HasPrefix(w[p:], soFar) {
-			// cupy/cuda/memory.pyx since v7 (PR #2242, which introduced this
-			// wording): SingleDeviceMemoryPool._try_malloc computes total =
-			// _total_bytes + size and raises OutOfMemoryError(size, total -
-			// size, limit), with and without a limit: "allocated so far" is
-			// the bytes the pool already held before the request (reserved:
-			// in use + cached), "limit set to" the pool's limit. The async
-			// pool passes -1 for "so far", which does not parse and stays
-			// absent. (CuPy <= 6 printed "(total T bytes)" with T = size +
-			// pool bytes: parseCuPyLegacy.)
+			// "allocated so far" is the pool's _total_bytes: the bytes the
+			// pool holds on the device, in use and cached, before the
+			// request: ReservedBytes. Re-read in cupy/cuda/memory.pyx
+			// (issue 17 item 3):
+			//   - the wording came with PR #2242 (commit 8529b647b33b,
+			//     merged as 0e4141428d4d, first in v7.0.0b1), which also
+			//     changed the number from size + pool total to total - size;
+			//   - v9.0.0 (8de4cf8b0dc1): SingleDeviceMemoryPool._try_malloc
+			//     sets total = _total_bytes + size and raises
+			//     OutOfMemoryError(size, total - size, limit), both on the
+			//     limit check and after cudaMalloc failed; MemoryAsyncPool
+			//     passes -1 ("allocated so far: -1 bytes");
+			//   - master after v14.0.0rc1 (6b6d9563c4f7): _try_malloc raises
+			//     OutOfMemoryError(size, self._total_bytes.load(), limit),
+			//     _total_bytes documented as "total bytes actually allocated
+			//     on GPU" with free_bytes() = _total_bytes - _in_use_bytes;
+			//     MemoryAsyncPool passes total_bytes() (the pool's reserved
+			//     memory) when it can read pool statistics, else its
+			//     "cdef size_t curr_total=-1", which prints as
+			//     18,446,744,073,709,551,615.
+			// Neither -1 nor that value parses as a size (decimalBytes
+			// refuses more than int64), so both stay absent, and so does
+			// the limit after them. (CuPy <= 6 printed "(total T bytes)"
+			// with T = size + pool bytes: parseCuPyLegacy.)
 			if v, e, ok := groupedIntAt(w, p+len(soFar)); ok && strings.HasPrefix(w[e:], " bytes") {
 				r.ReservedBytes = v
 				if strings.HasPrefix(w[e:], " bytes"+limit) {

@@ -1,0 +1,62 @@
+package oomclassifier
+
+import (
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/gpumem/otelcol-gpumem/internal/xid"
+)
+
+func TestMayBeXidLineAgreesWithXid(t *testing.T) {
+	for _, s := range []string{
+		"", "N", "V", "NV", "NVRM", "NVRM:", "NVRM: ", "xNVRM: Xid", "INFO VERBOSE NVRM: Xid (PCI:0000:3b:00): 79",
+		"VNVRM: ", "NNVRM: ", "NVRMNVRM: ", "nvrm: ", "INFO step=1", "[12.3] NVRM: GPU at PCI:0000:3b:00.0",
+	} {
+		if got, want := mayBeXidLine(s), xid.MayBeLine(s); got != want {
+			t.Errorf("mayBeXidLine(%q) = %v; xid.MayBeLine says %v", s, got, want)
+		}
+	}
+}
+
+func FuzzMayBeXidLine(f *testing.F) {
+	f.Add("kernel: NVRM: Xid (PCI:0000:3b:00): 79")
+	f.Add("INFO VERBOSE NV")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := mayBeXidLine(s), xid.MayBeLine(s); got != want {
+			t.Fatalf("mayBeXidLine(%q) = %v; xid.MayBeLine says %v", s, got, want)
+		}
+	})
+}
+
+// ordinaryRecord vouches only for records the full path would pass over.
+func TestOrdinaryRecord(t *testing.T) {
+	rec := func(set func(plog.LogRecord)) plog.LogRecord {
+		r := plog.NewLogRecord()
+		set(r)
+		return r
+	}
+	for _, tt := range []struct {
+		name string
+		rec  plog.LogRecord
+		want bool
+	}{
+		{"ordinary line", rec(func(r plog.LogRecord) {
+			r.Body().SetStr("INFO step=1 loss=0.2")
+			r.Attributes().PutStr("log.iostream", "stdout")
+		}), true},
+		{"OOM body", rec(func(r plog.LogRecord) { r.Body().SetStr(pytorchOOM) }), false},
+		{"Xid body", rec(func(r plog.LogRecord) { r.Body().SetStr("kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1") }), false},
+		{"map body", rec(func(r plog.LogRecord) { r.Body().SetEmptyMap().PutStr("message", "INFO") }), false},
+		{"event name", rec(func(r plog.LogRecord) { r.Body().SetStr("INFO"); r.SetEventName(eventXid) }), false},
+		{"event.name attribute", rec(func(r plog.LogRecord) { r.Body().SetStr("INFO"); r.Attributes().PutStr(attrEventName, eventXid) }), false},
+		{"exception attribute", rec(func(r plog.LogRecord) {
+			r.Body().SetStr("INFO")
+			r.Attributes().PutStr(attrExceptionMsg, "CUDA out of memory")
+		}), false},
+	} {
+		if got := ordinaryRecord(tt.rec); got != tt.want {
+			t.Errorf("%s: ordinaryRecord = %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
