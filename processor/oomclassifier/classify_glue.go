@@ -27,7 +27,10 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	defer classifyBufs.Put(buf)
 	var gpu *classify.GPUState
 	q := window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: m.DeviceIndex, Pod: o.pod}
-	matched := store.SnapshotTo(&buf.snap, q)
+	// An OOM of a device that is never an NVIDIA GPU (ROCm, XPU, MPS, …) is not looked up in
+	// the NVML window at all: a GPU it matched there would be a wrong one (device_kind.go).
+	nvidia := nvmlMatchable(o)
+	matched := nvidia && store.SnapshotTo(&buf.snap, q)
 	if matched {
 		gpu = buf.gpuState()
 		gpu.MatchConfidence = matchConfidence(&buf.snap.Match, o.pod.Known())
@@ -42,8 +45,11 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 		oom.NoGPU = noGPU(o, in)
 	}
 	res := classify.Classify(oom, gpu, th)
-	if note := matchNote(&buf.snap.Match, &o, gpu); note != "" {
-		res.Evidence += " " + note
+	res.Evidence = withDeviceNote(res.Evidence, o)
+	if nvidia {
+		if note := matchNote(&buf.snap.Match, &o, gpu); note != "" {
+			res.Evidence += " " + note
+		}
 	}
 	if matched {
 		if note := workloadNote(&buf.snap.Workload, &buf.snap.Match.Pod, m.ProcessBytes); note != "" {
