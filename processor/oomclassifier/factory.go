@@ -85,6 +85,7 @@ func (f *factory) createMetrics(ctx context.Context, set processor.Settings, cfg
 		return nil, err
 	}
 	ref.Value.metricsSide.Store(true)
+	next = newHostNameCheck(set.Logger, "metrics").metrics(next) // hostname_warn.go
 	return processorhelper.NewMetrics(ctx, set, cfg, next, ref.Value.processMetrics,
 		// Observation only reads: downstream consumers may share the data without a copy.
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
@@ -99,6 +100,7 @@ func (f *factory) createLogs(ctx context.Context, set processor.Settings, cfg co
 	if err != nil {
 		return nil, err
 	}
+	next = newHostNameCheck(set.Logger, "logs").logs(next) // hostname_warn.go
 	lp, err := newLogsProcessor(ctx, set, cfg, ref.Value, next, ref.Release)
 	if err != nil {
 		ref.Release()
