@@ -7,7 +7,7 @@ export CGO_ENABLED := 1
 # go-nvml's cgo preamble uses NVML calls the header marks deprecated: not ours to fix.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: all build generate check-generated demo image image-test test unit rules e2e bench fuzz mutate lint gpu-smoke clean
+.PHONY: all build generate check-generated demo smoke image image-test test unit rules e2e bench fuzz mutate lint gpu-smoke clean
 
 all: build
 
@@ -28,6 +28,12 @@ check-generated: generate
 
 demo: build
 	$(BIN) --config testdata/demo/config.yaml
+
+# The first five minutes: the demo configuration in the background, its own health checked,
+# then the three things to look at (the scenario's OOM comes at ~50 s; SMOKE_SECONDS bounds
+# the wait, SMOKE_HEALTH moves the health check off 127.0.0.1:13133).
+smoke: build
+	scripts/smoke.sh $(BIN)
 
 # The image users deploy (Dockerfile: the binary from `make build` in a glibc runtime base),
 # built with podman or docker, whichever works here. IMAGE_BASE: empty for the Dockerfile's
