@@ -2,8 +2,10 @@ package oomclassifier
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -11,58 +13,106 @@ import (
 	"go.uber.org/zap"
 )
 
-// This file warns, once per pipeline, when data passes without host.name.
+// This file warns when one pipeline's data carries host.name and the other's does not.
 
-// hostNameCheck sits between a side and its next consumer and warns once, on the first batch
-// that holds a resource without host.name (absent or ""), in the logger of the pipeline it was
-// created for (the collector's logger names the pipeline: otelcol.pipeline.id). The window
-// and the records are keyed by host.name, so a pipeline without it meets only data that
-// lacks it too: a record of node A would never find node A's GPU metrics.
-type hostNameCheck struct {
-	logger *zap.Logger
-	signal string // "metrics" or "logs": what the message calls the data
-	warned atomic.Bool
+// The window and the records are keyed by host.name: when the metrics carry it and the logs
+// do not (or the reverse), a record of node A never finds node A's GPU metrics. Data without
+// it on both sides still meets (one host, nothing set anywhere), so that is left quiet.
+// Each side's check sits between the side and its next consumer; the warning goes to the
+// logger of the pipeline whose data lacks it (the collector's names it: otelcol.pipeline.id),
+// once per side of a component id.
+
+// hostNameChecks holds the pair of checks of each component id.
+type hostNameChecks struct {
+	mu   sync.Mutex
+	byID map[component.ID]*hostNamePair
 }
 
-func newHostNameCheck(logger *zap.Logger, signal string) *hostNameCheck {
-	return &hostNameCheck{logger: logger, signal: signal}
+// hostNamePair is what both sides of one id have seen.
+type hostNamePair struct {
+	sides [2]hostNameSide // metrics, logs
 }
 
-// seen warns the first time res has no host.name; afterwards it does nothing.
-func (c *hostNameCheck) seen(res pcommon.Resource) bool {
+type hostNameSide struct {
+	signal        string
+	logger        *zap.Logger // the first pipeline's of this side
+	with, without atomic.Bool
+	warned        atomic.Bool
+	loggerOnce    sync.Once
+}
+
+const (
+	sideMetrics = 0
+	sideLogs    = 1
+)
+
+func (c *hostNameChecks) pair(id component.ID) *hostNamePair {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byID == nil {
+		c.byID = map[component.ID]*hostNamePair{}
+	}
+	p, ok := c.byID[id]
+	if !ok {
+		p = &hostNamePair{}
+		p.sides[sideMetrics].signal = "metrics"
+		p.sides[sideLogs].signal = "logs"
+		c.byID[id] = p
+	}
+	return p
+}
+
+// metrics wraps the metrics side's next consumer of id.
+func (c *hostNameChecks) metrics(id component.ID, logger *zap.Logger, next consumer.Metrics) consumer.Metrics {
+	p := c.pair(id)
+	p.sides[sideMetrics].setLogger(logger)
+	return &hostNameMetrics{Metrics: next, pair: p}
+}
+
+// logs wraps the logs side's next consumer of id.
+func (c *hostNameChecks) logs(id component.ID, logger *zap.Logger, next consumer.Logs) consumer.Logs {
+	p := c.pair(id)
+	p.sides[sideLogs].setLogger(logger)
+	return &hostNameLogs{Logs: next, pair: p}
+}
+
+func (s *hostNameSide) setLogger(l *zap.Logger) { s.loggerOnce.Do(func() { s.logger = l }) }
+
+// observe records whether res names its host, then warns where one side has data without
+// host.name while the other has data with it.
+func (p *hostNamePair) observe(side int, res pcommon.Resource) {
+	s := &p.sides[side]
 	if v, ok := res.Attributes().Get(resHostName); ok && v.AsString() != "" {
-		return false
+		if s.with.Load() {
+			return
+		}
+		s.with.Store(true)
+	} else {
+		if s.without.Load() {
+			return
+		}
+		s.without.Store(true)
 	}
-	if c.warned.Swap(true) {
-		return true
+	for i := range p.sides {
+		lacking, other := &p.sides[i], &p.sides[1-i]
+		if lacking.without.Load() && other.with.Load() && !lacking.warned.Swap(true) && lacking.logger != nil {
+			lacking.logger.Warn("oom_classifier: "+lacking.signal+" without host.name on this pipeline while the "+other.signal+" carry it; a node's OOM records and GPU metrics meet only under the same host.name",
+				zap.String("signal", lacking.signal),
+				zap.String("fix", "set host.name the same way in every pipeline of oom_classifier: the resource processor from the node name (K8S_NODE_NAME on Kubernetes, HOST_NAME on a host), and OTEL_RESOURCE_ATTRIBUTES=host.name=<node> in an application's SDK"))
+		}
 	}
-	c.logger.Warn("oom_classifier: "+c.signal+" without host.name on this pipeline; metrics and OOM records of one node meet only when both carry the same host.name",
-		zap.String("signal", c.signal),
-		zap.String("fix", "put resourcedetection (detectors [env, system]; on Kubernetes OTEL_RESOURCE_ATTRIBUTES=host.name=$(K8S_NODE_NAME)) before oom_classifier in every pipeline, or set host.name with the resource processor"))
-	return true
-}
-
-// metrics wraps next so that each batch is checked before it is passed on.
-func (c *hostNameCheck) metrics(next consumer.Metrics) consumer.Metrics {
-	return &hostNameMetrics{Metrics: next, check: c}
-}
-
-// logs wraps next so that each batch is checked before it is passed on.
-func (c *hostNameCheck) logs(next consumer.Logs) consumer.Logs {
-	return &hostNameLogs{Logs: next, check: c}
 }
 
 type hostNameMetrics struct {
 	consumer.Metrics
-	check *hostNameCheck
+	pair *hostNamePair
 }
 
 func (h *hostNameMetrics) ConsumeMetrics(ctx context.Context, md pmetric.Metrics) error {
-	if !h.check.warned.Load() {
+	s := &h.pair.sides[sideMetrics]
+	if !(s.with.Load() && s.without.Load()) {
 		for i := 0; i < md.ResourceMetrics().Len(); i++ {
-			if h.check.seen(md.ResourceMetrics().At(i).Resource()) {
-				break
-			}
+			h.pair.observe(sideMetrics, md.ResourceMetrics().At(i).Resource())
 		}
 	}
 	return h.Metrics.ConsumeMetrics(ctx, md)
@@ -70,15 +120,14 @@ func (h *hostNameMetrics) ConsumeMetrics(ctx context.Context, md pmetric.Metrics
 
 type hostNameLogs struct {
 	consumer.Logs
-	check *hostNameCheck
+	pair *hostNamePair
 }
 
 func (h *hostNameLogs) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
-	if !h.check.warned.Load() {
+	s := &h.pair.sides[sideLogs]
+	if !(s.with.Load() && s.without.Load()) {
 		for i := 0; i < ld.ResourceLogs().Len(); i++ {
-			if h.check.seen(ld.ResourceLogs().At(i).Resource()) {
-				break
-			}
+			h.pair.observe(sideLogs, ld.ResourceLogs().At(i).Resource())
 		}
 	}
 	return h.Logs.ConsumeLogs(ctx, ld)

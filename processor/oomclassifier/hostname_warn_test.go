@@ -12,52 +12,84 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
-// One warning per pipeline whose data lacks host.name, in that pipeline's logger (the
-// collector's carries otelcol.pipeline.id), however many batches follow; none while every
-// resource carries it.
-func TestHostNameWarning(t *testing.T) {
+// hostNameSides is both sides of one id, each created with a logger that names its pipeline
+// as the collector's does, and the warnings they log.
+type hostNameSides struct {
+	processors
+	logs *observer.ObservedLogs
+}
+
+func newHostNameSides(t *testing.T) hostNameSides {
+	t.Helper()
 	core, logs := observer.New(zapcore.WarnLevel)
 	metricsSet, logsSet := nopSettings(), nopSettings()
 	metricsSet.Logger = zap.New(core).With(zap.String("otelcol.pipeline.id", "metrics"))
 	logsSet.Logger = zap.New(core).With(zap.String("otelcol.pipeline.id", "logs"))
 	f := (&factory{clock: realClock{}}).processorFactory()
-	p := processors{}
+	s := hostNameSides{logs: logs}
 	var err error
-	p.metrics, err = f.CreateMetrics(context.Background(), metricsSet, testConfig(0), consumertest.NewNop())
+	s.metrics, err = f.CreateMetrics(context.Background(), metricsSet, testConfig(0), consumertest.NewNop())
 	require.NoError(t, err)
-	p.logs, err = f.CreateLogs(context.Background(), logsSet, testConfig(0), consumertest.NewNop())
+	s.processors.logs, err = f.CreateLogs(context.Background(), logsSet, testConfig(0), consumertest.NewNop())
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		require.NoError(t, p.logs.Shutdown(context.Background()))
-		require.NoError(t, p.metrics.Shutdown(context.Background()))
+		require.NoError(t, s.processors.logs.Shutdown(context.Background()))
+		require.NoError(t, s.metrics.Shutdown(context.Background()))
 	})
+	return s
+}
+
+func (s hostNameSides) send(t *testing.T, metricsHost, logsHost string) {
+	t.Helper()
 	ctx := context.Background()
-	warnings := func() []observer.LoggedEntry {
-		return logs.FilterMessageSnippet("without host.name").AllUntimed()
+	require.NoError(t, s.metrics.ConsumeMetrics(ctx, metricsOf(gpuMetrics{host: metricsHost, hwID: "GPU-a", at: t0, used: gib, total: 8 * gib})))
+	require.NoError(t, s.processors.logs.ConsumeLogs(ctx, logsWith(logsHost, t0, text("hello"))))
+}
+
+func (s hostNameSides) warnings() []observer.LoggedEntry {
+	return s.logs.FilterMessageSnippet("without host.name").AllUntimed()
+}
+
+// Both sides name the host, or neither does (one host, nothing set anywhere): they meet, quiet.
+func TestHostNameWarningQuietWhenSidesAgree(t *testing.T) {
+	for _, host := range []string{"node-a", ""} {
+		s := newHostNameSides(t)
+		for range 3 {
+			s.send(t, host, host)
+		}
+		assert.Empty(t, s.warnings(), "host.name %q on both", host)
 	}
+}
 
-	// Both pipelines name the host: quiet.
-	require.NoError(t, p.metrics.ConsumeMetrics(ctx, metricsOf(gpuMetrics{host: "node-a", hwID: "GPU-a", at: t0, used: gib, total: 8 * gib})))
-	require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("node-a", t0, text("hello"))))
-	assert.Empty(t, warnings())
-
-	// The logs pipeline loses it: one warning naming that pipeline, however often.
+// The logs lose host.name while the metrics carry it: one warning in the logs pipeline's
+// logger, however many batches follow.
+func TestHostNameWarningOnLogsPipeline(t *testing.T) {
+	s := newHostNameSides(t)
 	for range 3 {
-		require.NoError(t, p.logs.ConsumeLogs(ctx, logsWith("", t0, text("hello"))))
+		s.send(t, "node-a", "")
 	}
-	require.Len(t, warnings(), 1)
-	w := warnings()[0]
+	require.Len(t, s.warnings(), 1)
+	w := s.warnings()[0]
 	assert.Equal(t, zapcore.WarnLevel, w.Level)
-	assert.Equal(t, "logs", w.ContextMap()["otelcol.pipeline.id"])
+	assert.Equal(t, "logs", w.ContextMap()["otelcol.pipeline.id"], "the pipeline lacking it")
 	assert.Equal(t, "logs", w.ContextMap()["signal"])
-	assert.Contains(t, w.ContextMap()["fix"], "resourcedetection")
+	assert.Contains(t, w.Message, "while the metrics carry it")
+	assert.Contains(t, w.ContextMap()["fix"], "K8S_NODE_NAME")
+}
 
-	// A resource with an empty host.name counts as none; metrics warn on their own pipeline.
-	md := metricsOf(gpuMetrics{host: "node-a", hwID: "GPU-a", at: t0, used: gib, total: 8 * gib},
-		gpuMetrics{hwID: "GPU-b", at: t0, used: gib, total: 8 * gib})
-	md.ResourceMetrics().At(1).Resource().Attributes().PutStr(resHostName, "")
-	require.NoError(t, p.metrics.ConsumeMetrics(ctx, md))
-	require.NoError(t, p.metrics.ConsumeMetrics(ctx, md))
-	require.Len(t, warnings(), 2)
-	assert.Equal(t, "metrics", warnings()[1].ContextMap()["otelcol.pipeline.id"])
+// The metrics lack it (an empty value counts as none) before any record names a host: the
+// warning comes when the first one does, in the metrics pipeline's logger.
+func TestHostNameWarningOnMetricsPipelineLater(t *testing.T) {
+	s := newHostNameSides(t)
+	s.send(t, "", "")
+	md := metricsOf(gpuMetrics{hwID: "GPU-b", at: t0, used: gib, total: 8 * gib})
+	md.ResourceMetrics().At(0).Resource().Attributes().PutStr(resHostName, "")
+	require.NoError(t, s.metrics.ConsumeMetrics(context.Background(), md))
+	assert.Empty(t, s.warnings())
+	require.NoError(t, s.processors.logs.ConsumeLogs(context.Background(), logsWith("node-a", t0, text("hello"))))
+	require.Len(t, s.warnings(), 1)
+	assert.Equal(t, "metrics", s.warnings()[0].ContextMap()["otelcol.pipeline.id"])
+	// Logs without host.name were seen too, but the metrics never carried one: no second warning.
+	s.send(t, "", "")
+	assert.Len(t, s.warnings(), 1)
 }
