@@ -7,7 +7,7 @@ export CGO_ENABLED := 1
 # go-nvml's cgo preamble uses NVML calls the header marks deprecated: not ours to fix.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: all build generate check-generated demo test unit rules e2e bench fuzz mutate lint gpu-smoke clean
+.PHONY: all build generate check-generated demo smoke image image-test test unit rules e2e bench fuzz mutate lint gpu-smoke clean
 
 all: build
 
@@ -29,7 +29,32 @@ check-generated: generate
 demo: build
 	$(BIN) --config testdata/demo/config.yaml
 
-test: lint check-generated unit rules e2e
+# The first five minutes: the demo configuration in the background, its own health checked,
+# then the three things to look at (the scenario's OOM comes at ~50 s; SMOKE_SECONDS bounds
+# the wait, SMOKE_HEALTH moves the health check off 127.0.0.1:13133).
+smoke: build
+	scripts/smoke.sh $(BIN)
+
+# The image users deploy (Dockerfile: the binary from `make build` in a glibc runtime base),
+# built with podman or docker, whichever works here. IMAGE_BASE: empty for the Dockerfile's
+# debian:bookworm-slim; `local` to make the base from this machine's Debian mirror (no
+# registry needed; root and debootstrap); any image name.
+IMAGE      ?= ghcr.io/gpumem/otelcol-gpumem:0.1.0
+IMAGE_BASE ?=
+image: build
+	scripts/image.sh $(IMAGE) $(IMAGE_BASE)
+
+# Builds the image (on a local base where debootstrap can run) and runs it as the agent
+# DaemonSet does (deploy/image_e2e_test.go). Skipped, saying so, where no engine works.
+TEST_IMAGE ?= localhost/otelcol-gpumem:test
+image-test: build
+	@if ! scripts/container-engine.sh --which >/dev/null 2>&1; then \
+		echo "SKIP image-test: no container engine works here (install podman, or start docker; .ci/run installs podman)"; \
+		exit 0; fi; \
+	set -e; scripts/image.sh $(TEST_IMAGE) $(or $(IMAGE_BASE),auto); \
+	OTELCOL_GPUMEM_IMAGE=$(TEST_IMAGE) $(GO) test -count=1 -v -tags 'e2e image' -run '^TestImage$$' -timeout 10m ./deploy/
+
+test: lint check-generated unit rules e2e image-test
 
 # Unit tests under the race detector (one run covers both).
 unit:

@@ -34,6 +34,7 @@ func (f *factory) processorFactory() processor.Factory {
 type factory struct {
 	instances sharedcomponent.Refs[component.ID, *instance]
 	clock     clock // time.Now and real timers; tests inject a fake
+	hostNames hostNameChecks
 }
 
 func createDefaultConfig() component.Config {
@@ -85,6 +86,7 @@ func (f *factory) createMetrics(ctx context.Context, set processor.Settings, cfg
 		return nil, err
 	}
 	ref.Value.metricsSide.Store(true)
+	next = f.hostNames.metrics(set.ID, set.Logger, next) // hostname_warn.go
 	return processorhelper.NewMetrics(ctx, set, cfg, next, ref.Value.processMetrics,
 		// Observation only reads: downstream consumers may share the data without a copy.
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
@@ -99,6 +101,7 @@ func (f *factory) createLogs(ctx context.Context, set processor.Settings, cfg co
 	if err != nil {
 		return nil, err
 	}
+	next = f.hostNames.logs(set.ID, set.Logger, next) // hostname_warn.go
 	lp, err := newLogsProcessor(ctx, set, cfg, ref.Value, next, ref.Release)
 	if err != nil {
 		ref.Release()
