@@ -14,13 +14,8 @@ import (
 // appendAllocations adds the metric's points to buf: one per pod × container the GPU is
 // allocated to. A point without its own time or with a value of 0 (not allocated) is skipped.
 func appendAllocations(buf []window.AllocationPoint, m pmetric.Metric) []window.AllocationPoint {
-	var dps pmetric.NumberDataPointSlice
-	switch m.Type() {
-	case pmetric.MetricTypeGauge:
-		dps = m.Gauge().DataPoints()
-	case pmetric.MetricTypeSum:
-		dps = m.Sum().DataPoints()
-	default:
+	dps, ok := numberPoints(m)
+	if !ok {
 		return buf
 	}
 	for i := 0; i < dps.Len(); i++ {

@@ -118,13 +118,8 @@ func appendSamples(buf []window.Sample, m pmetric.Metric, of *window.Overflow) [
 	if !ok {
 		return buf
 	}
-	var dps pmetric.NumberDataPointSlice
-	switch m.Type() {
-	case pmetric.MetricTypeSum:
-		dps = m.Sum().DataPoints()
-	case pmetric.MetricTypeGauge:
-		dps = m.Gauge().DataPoints()
-	default:
+	dps, ok := numberPoints(m)
+	if !ok {
 		return buf
 	}
 	for i := 0; i < dps.Len(); i++ {
@@ -196,4 +191,16 @@ func pointValue(dp pmetric.NumberDataPoint) (int64, bool) {
 		return int64(f), true
 	}
 	return dp.IntValue(), true
+}
+
+// numberPoints are a sum's or a gauge's points; other types hold none the window reads.
+func numberPoints(m pmetric.Metric) (pmetric.NumberDataPointSlice, bool) {
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		return m.Sum().DataPoints(), true
+	case pmetric.MetricTypeGauge:
+		return m.Gauge().DataPoints(), true
+	default:
+		return pmetric.NumberDataPointSlice{}, false
+	}
 }

@@ -17,23 +17,9 @@ import (
 // runway"): the device's resource, the fastest-growing process's attributes as on its
 // memory metric, the rates and the runway, and a body for the person on call.
 func (t *runwayTracker) warn(d *nvmlx.Device, driver string, ts pcommon.Timestamp, fit ramp.Fit, runway float64, mem memoryReading, top *processGrowth) {
-	if t.pending == (plog.Logs{}) {
-		t.pending = plog.NewLogs()
-	}
-	rl := t.pending.ResourceLogs().AppendEmpty()
-	describe(t.switches.Wrap(rl.Resource().Attributes()), d, driver)
-	sl := rl.ScopeLogs().AppendEmpty()
-	sl.Scope().SetName(metadata.ScopeName)
-	sl.Scope().SetVersion(t.version)
-	lr := sl.LogRecords().AppendEmpty()
-	lr.SetTimestamp(ts)
-	lr.SetObservedTimestamp(ts)
-	lr.SetSeverityNumber(plog.SeverityNumberWarn)
-	lr.SetSeverityText("WARN")
-	lr.SetEventName(metadata.LogEventNameOOMPredicted)
-
+	res, lr := appendEventRecord(&t.pending, t.version, metadata.LogEventNameOOMPredicted, ts)
+	describe(t.switches.Wrap(res), d, driver)
 	attrs := lr.Attributes()
-	attrs.PutStr(metadata.LogAttrEventName, metadata.LogEventNameOOMPredicted)
 	attrs.PutDouble(metadata.LogAttrRunway, runway)
 	attrs.PutDouble(metadata.LogAttrGrowth, fit.Slope)
 	if top != nil {

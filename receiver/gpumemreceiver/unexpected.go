@@ -22,25 +22,11 @@ type unexpectedRecords struct {
 	pending plog.Logs
 }
 
-// add queues the record of a new episode. describe fills the device's resource.
-func (u *unexpectedRecords) add(p podProcess, reason string, allocs []podresources.Allocation, ts pcommon.Timestamp, describe func(pcommon.Map)) {
-	if u.pending == (plog.Logs{}) {
-		u.pending = plog.NewLogs()
-	}
-	rl := u.pending.ResourceLogs().AppendEmpty()
-	describe(rl.Resource().Attributes())
-	sl := rl.ScopeLogs().AppendEmpty()
-	sl.Scope().SetName(metadata.ScopeName)
-	sl.Scope().SetVersion(u.version)
-	lr := sl.LogRecords().AppendEmpty()
-	lr.SetTimestamp(ts)
-	lr.SetObservedTimestamp(ts)
-	lr.SetSeverityNumber(plog.SeverityNumberWarn)
-	lr.SetSeverityText("WARN")
-	lr.SetEventName(metadata.LogEventNameProcessUnexpected)
-
+// add queues the record of a new episode. describeDevice fills the device's resource.
+func (u *unexpectedRecords) add(p podProcess, reason string, allocs []podresources.Allocation, ts pcommon.Timestamp, describeDevice func(pcommon.Map)) {
+	res, lr := appendEventRecord(&u.pending, u.version, metadata.LogEventNameProcessUnexpected, ts)
+	describeDevice(res)
 	attrs := lr.Attributes()
-	attrs.PutStr(metadata.LogAttrEventName, metadata.LogEventNameProcessUnexpected)
 	putProcessAttributes(attrs, p.pid, p.info)
 	putPodNames(attrs, p.id)
 	attrs.PutStr(metadata.AttrNvidiaGpuProcessUnexpectedReason, reason)
