@@ -108,7 +108,8 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 const maxWrittenPerOOM = 17
 
 // noGPU says why the window matched no GPU. Covered(host, t) is true when the host has a
-// point at or after t, so it answers both "any metrics at all" and "any within the window".
+// point at or after t, so it answers "any metrics at all", "any within the window" and
+// "metrics more than the window after the OOM" (the window measures back from its newest).
 func noGPU(o oomRecord, in *instance) classify.NoGPU {
 	ng := classify.NoGPU{Host: o.host, Window: in.cfg.Window}
 	switch {
@@ -118,6 +119,8 @@ func noGPU(o oomRecord, in *instance) classify.NoGPU {
 		ng.Reason = classify.NoGPUNoHostMetrics
 	case !in.store.Covered(o.host, o.at.Add(-in.cfg.Window)):
 		ng.Reason = classify.NoGPUMetricsTooOld
+	case in.store.Covered(o.host, o.at.Add(in.cfg.Window)):
+		ng.Reason = classify.NoGPUBeforeWindow
 	default:
 		ng.Reason = classify.NoGPUNotMatched
 	}

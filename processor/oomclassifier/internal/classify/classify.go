@@ -94,7 +94,7 @@ func Classify(oom OOM, gpu *GPUState, th Thresholds) Result {
 		return res
 	}
 	res.Confidence = confidence(f, decided)
-	res.Evidence = sentence(decided.evidence + droppedClause(f))
+	res.Evidence = sentence(decided.evidence + droppedClause(f) + unmatchedClause(f))
 	res.Recommendation = recommend(res.Cause, f)
 	return res
 }
@@ -197,6 +197,15 @@ func droppedClause(f *facts) string {
 	return "; ignored as impossible: " + strings.Join(f.dropped, ", ")
 }
 
+// unmatchedClause says, for a cause decided without a GPU, that none was matched and why: a
+// reader must not take a cause read from the message alone for one checked against metrics.
+func unmatchedClause(f *facts) string {
+	if f.gpu != nil {
+		return ""
+	}
+	return "; no GPU was matched (" + noGPUClause(f.oom) + "), so only the message's own numbers were checked"
+}
+
 // noGPUClause says precisely why no GPU was matched.
 func noGPUClause(o OOM) string {
 	host := "host " + strconv.Quote(o.NoGPU.Host)
@@ -210,6 +219,9 @@ func noGPUClause(o OOM) string {
 		return "no GPU metrics have arrived for " + host
 	case NoGPUMetricsTooOld:
 		return "the newest GPU metrics of " + host + " are more than " + o.NoGPU.Window.String() + " older than the OOM"
+	case NoGPUBeforeWindow:
+		return "the OOM's time is more than " + o.NoGPU.Window.String() + " before the newest GPU metrics of " + host +
+			": the window no longer holds that moment (a late or replayed record, or a log clock behind)"
 	case NoGPUNotMatched:
 		s := "no GPU of " + host + " matched the OOM: "
 		if o.PID >= 0 {

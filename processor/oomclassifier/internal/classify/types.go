@@ -66,13 +66,14 @@ const (
 	NoGPUNoHostMetrics                        // no GPU metric of the record's host ever arrived
 	NoGPUMetricsTooOld                        // the host's newest metrics are older than the window
 	NoGPUNotMatched                           // recent metrics, but neither pid, only GPU nor ordinal chose one
+	NoGPUBeforeWindow                         // the OOM is older than the window reaches back from the host's newest metrics
 )
 
 // NoGPU describes a failed match for the evidence.
 type NoGPU struct {
 	Reason NoGPUReason
 	Host   string        // the record's host.name; "" when it has none
-	Window time.Duration // the window's length, for NoGPUMetricsTooOld
+	Window time.Duration // the window's length, for NoGPUMetricsTooOld and NoGPUBeforeWindow
 }
 
 // Point is one sample of a time series: the shared ramp fit's point (Unix nanoseconds, value).
