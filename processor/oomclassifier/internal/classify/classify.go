@@ -22,6 +22,10 @@ type facts struct {
 	failingBy string   // how failing was found: "pid", "bytes", ""
 
 	leak leakFit // the steadiness fit of the failing process's series, else the GPU's usage
+
+	forecast *Prediction // the receiver's forecast of this OOM (rule_prediction.go); nil none
+	// notForecast says why a forecast naming the failing pid was about another process.
+	notForecast string
 }
 
 // verdict is one rule's answer.
@@ -94,7 +98,7 @@ func Classify(oom OOM, gpu *GPUState, th Thresholds) Result {
 		return res
 	}
 	res.Confidence = confidence(f, decided)
-	res.Evidence = sentence(decided.evidence + droppedClause(f) + unmatchedClause(f))
+	res.Evidence = sentence(decided.evidence + droppedClause(f) + unmatchedClause(f) + notForecastClause(f))
 	res.Recommendation = recommend(res.Cause, f)
 	return res
 }
@@ -119,6 +123,9 @@ func newFacts(oom OOM, gpu *GPUState, th *Thresholds) *facts {
 	f.failing, f.failingBy = findFailing(oom, gpu, th)
 	sanitizeFailing(f)
 	f.leak = fitLeak(f)
+	if gpu != nil && len(gpu.Predictions) > 0 {
+		f.forecast, f.notForecast = findForecast(f)
+	}
 	return f
 }
 
@@ -195,6 +202,14 @@ func droppedClause(f *facts) string {
 		return ""
 	}
 	return "; ignored as impossible: " + strings.Join(f.dropped, ", ")
+}
+
+// notForecastClause says why a forecast that named the failing pid did not count.
+func notForecastClause(f *facts) string {
+	if f.notForecast == "" {
+		return ""
+	}
+	return "; the gpu_mem receiver's forecast for pid " + strconv.Itoa(f.failing.PID) + " did not count: " + f.notForecast
 }
 
 // unmatchedClause says, for a cause decided without a GPU, that none was matched and why: a

@@ -146,6 +146,9 @@ type Prediction struct {
 	PID         int     // the fastest-growing process; -1 unknown
 	Name        string  // its executable name
 	ProcessRate float64 // its own growth, bytes/s; 0 unknown
+	// ContainerID and PodUID are the process's container.id and k8s.pod.uid, "" unknown: with
+	// the pid they tell the process from a later one that reuses the pid (rule_prediction.go).
+	ContainerID, PodUID string
 }
 
 // Result is the classification written onto the OOM record.
