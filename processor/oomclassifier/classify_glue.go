@@ -28,14 +28,20 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	var gpu *classify.GPUState
 	q := window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: m.DeviceIndex, Pod: o.pod}
 	matched := store.SnapshotTo(&buf.snap, q)
+	var skewNote string
 	if matched {
-		gpu = buf.gpuState()
-		gpu.MatchConfidence = matchConfidence(&buf.snap.Match, o.pod.Known())
 		if fp := buf.snap.Match.FailingPID; fp > 0 && o.pod.Known() {
 			oom.PID = fp // a pod's record gives no host pid (or an in-pod one): the window found it
 		}
+		var doubt bool
+		skewNote, doubt = retime(store, &th, buf, &q, &oom, m.PID < 0 || m.PID == o.pid)
+		gpu = buf.gpuState()
+		gpu.MatchConfidence = matchConfidence(&buf.snap.Match, o.pod.Known())
+		if doubt {
+			gpu.MatchConfidence = classify.ConfidenceLow
+		}
 		if preds != nil {
-			buf.preds = preds.forGPU(buf.preds[:0], o.host, gpu.HWID, o.at)
+			buf.preds = preds.forGPU(buf.preds[:0], o.host, gpu.HWID, q.At)
 			gpu.Predictions = nilIfEmpty(buf.preds)
 		}
 	} else {
@@ -52,6 +58,9 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	}
 	if o.timeNote != "" {
 		res.Evidence += " " + o.timeNote
+	}
+	if skewNote != "" {
+		res.Evidence += " " + skewNote
 	}
 	if o.stitchNote != "" {
 		res.Evidence += " " + o.stitchNote
@@ -139,6 +148,8 @@ type classifyBuf struct {
 	xids          []classify.XidEvent
 	allocs        []classify.Allocation
 	preds         []classify.Prediction
+	near          window.Readings // the log clock check's points (skew.go)
+	times         []int64
 }
 
 var classifyBufs = sync.Pool{New: func() any { return new(classifyBuf) }}
