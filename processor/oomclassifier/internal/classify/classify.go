@@ -236,7 +236,7 @@ func noGPUClause(o OOM) string {
 		return "the newest GPU metrics of " + host + " are more than " + o.NoGPU.Window.String() + " older than the OOM"
 	case NoGPUBeforeWindow:
 		return "the OOM's time is more than " + o.NoGPU.Window.String() + " before the newest GPU metrics of " + host +
-			": the window no longer holds that moment (a late or replayed record, or a log clock behind)"
+			": the window no longer holds that moment, as for a late or replayed record or a log clock behind"
 	case NoGPUNotMatched:
 		s := "no GPU of " + host + " matched the OOM: "
 		if o.PID >= 0 {
