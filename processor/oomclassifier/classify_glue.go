@@ -31,14 +31,20 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	// the NVML window at all: a GPU it matched there would be a wrong one (device_kind.go).
 	nvidia := nvmlMatchable(o)
 	matched := nvidia && store.SnapshotTo(&buf.snap, q)
+	var skewNote string
 	if matched {
-		gpu = buf.gpuState()
-		gpu.MatchConfidence = matchConfidence(&buf.snap.Match, o.pod.Known())
 		if fp := buf.snap.Match.FailingPID; fp > 0 && o.pod.Known() {
 			oom.PID = fp // a pod's record gives no host pid (or an in-pod one): the window found it
 		}
+		var doubt bool
+		skewNote, doubt = retime(store, &th, buf, &q, &oom, m.PID < 0 || m.PID == o.pid)
+		gpu = buf.gpuState()
+		gpu.MatchConfidence = matchConfidence(&buf.snap.Match, o.pod.Known())
+		if doubt {
+			gpu.MatchConfidence = classify.ConfidenceLow
+		}
 		if preds != nil {
-			buf.preds = preds.forGPU(buf.preds[:0], o.host, gpu.HWID, o.at)
+			buf.preds = preds.forGPU(buf.preds[:0], o.host, gpu.HWID, q.At)
 			gpu.Predictions = nilIfEmpty(buf.preds)
 		}
 	} else {
@@ -58,6 +64,9 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 	}
 	if o.timeNote != "" {
 		res.Evidence += " " + o.timeNote
+	}
+	if skewNote != "" {
+		res.Evidence += " " + skewNote
 	}
 	if o.stitchNote != "" {
 		res.Evidence += " " + o.stitchNote
@@ -114,7 +123,8 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 const maxWrittenPerOOM = 17
 
 // noGPU says why the window matched no GPU. Covered(host, t) is true when the host has a
-// point at or after t, so it answers both "any metrics at all" and "any within the window".
+// point at or after t, so it answers "any metrics at all", "any within the window" and
+// "metrics more than the window after the OOM" (the window measures back from its newest).
 func noGPU(o oomRecord, in *instance) classify.NoGPU {
 	ng := classify.NoGPU{Host: o.host, Window: in.cfg.Window}
 	switch {
@@ -124,6 +134,8 @@ func noGPU(o oomRecord, in *instance) classify.NoGPU {
 		ng.Reason = classify.NoGPUNoHostMetrics
 	case !in.store.Covered(o.host, o.at.Add(-in.cfg.Window)):
 		ng.Reason = classify.NoGPUMetricsTooOld
+	case in.store.Covered(o.host, o.at.Add(in.cfg.Window)):
+		ng.Reason = classify.NoGPUBeforeWindow
 	default:
 		ng.Reason = classify.NoGPUNotMatched
 	}
@@ -142,6 +154,8 @@ type classifyBuf struct {
 	xids          []classify.XidEvent
 	allocs        []classify.Allocation
 	preds         []classify.Prediction
+	near          window.Readings // the log clock check's points (skew.go)
+	times         []int64
 }
 
 var classifyBufs = sync.Pool{New: func() any { return new(classifyBuf) }}

@@ -37,6 +37,7 @@ func receiverPrediction(rec plog.LogRecord, res pcommon.Map) (string, classify.P
 		T: recordTime(rec), Runway: time.Duration(secs * float64(time.Second)),
 		Rate: max(double(attrs, attrGrowth), 0), PID: integer(attrs, attrProcessPID),
 		Name: str(attrs, attrProcessName), ProcessRate: max(double(attrs, attrProcessGrowth), 0),
+		ContainerID: str(attrs, attrContainerID), PodUID: str(attrs, attrPodUID),
 	}
 	return hwID, p, true
 }

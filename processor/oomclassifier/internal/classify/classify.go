@@ -22,6 +22,10 @@ type facts struct {
 	failingBy string   // how failing was found: "pid", "bytes", ""
 
 	leak leakFit // the steadiness fit of the failing process's series, else the GPU's usage
+
+	forecast *Prediction // the receiver's forecast of this OOM (rule_prediction.go); nil none
+	// notForecast says why a forecast naming the failing pid was about another process.
+	notForecast string
 }
 
 // verdict is one rule's answer.
@@ -94,7 +98,7 @@ func Classify(oom OOM, gpu *GPUState, th Thresholds) Result {
 		return res
 	}
 	res.Confidence = confidence(f, decided)
-	res.Evidence = sentence(decided.evidence + droppedClause(f))
+	res.Evidence = sentence(decided.evidence + droppedClause(f) + unmatchedClause(f) + notForecastClause(f))
 	res.Recommendation = recommend(res.Cause, f)
 	return res
 }
@@ -119,6 +123,9 @@ func newFacts(oom OOM, gpu *GPUState, th *Thresholds) *facts {
 	f.failing, f.failingBy = findFailing(oom, gpu, th)
 	sanitizeFailing(f)
 	f.leak = fitLeak(f)
+	if gpu != nil && len(gpu.Predictions) > 0 {
+		f.forecast, f.notForecast = findForecast(f)
+	}
 	return f
 }
 
@@ -197,6 +204,23 @@ func droppedClause(f *facts) string {
 	return "; ignored as impossible: " + strings.Join(f.dropped, ", ")
 }
 
+// notForecastClause says why a forecast that named the failing pid did not count.
+func notForecastClause(f *facts) string {
+	if f.notForecast == "" {
+		return ""
+	}
+	return "; the gpu_mem receiver's forecast for pid " + strconv.Itoa(f.failing.PID) + " did not count: " + f.notForecast
+}
+
+// unmatchedClause says, for a cause decided without a GPU, that none was matched and why: a
+// reader must not take a cause read from the message alone for one checked against metrics.
+func unmatchedClause(f *facts) string {
+	if f.gpu != nil {
+		return ""
+	}
+	return "; no GPU was matched (" + noGPUClause(f.oom) + "), so only the message's own numbers were checked"
+}
+
 // noGPUClause says precisely why no GPU was matched.
 func noGPUClause(o OOM) string {
 	host := "host " + strconv.Quote(o.NoGPU.Host)
@@ -210,6 +234,9 @@ func noGPUClause(o OOM) string {
 		return "no GPU metrics have arrived for " + host
 	case NoGPUMetricsTooOld:
 		return "the newest GPU metrics of " + host + " are more than " + o.NoGPU.Window.String() + " older than the OOM"
+	case NoGPUBeforeWindow:
+		return "the OOM's time is more than " + o.NoGPU.Window.String() + " before the newest GPU metrics of " + host +
+			": the window no longer holds that moment, as for a late or replayed record or a log clock behind"
 	case NoGPUNotMatched:
 		s := "no GPU of " + host + " matched the OOM: "
 		if o.PID >= 0 {

@@ -147,8 +147,8 @@ func TestClassifyCauses(t *testing.T) {
 			oom:        pytorchOOM(100*gib, -1, -1, -1),
 			gpu:        nil,
 			cause:      CauseWorkloadTooLarge,
-			confidence: ConfidenceMedium,
-			evidence:   []string{"100.0 GiB", "larger than the GPU's whole 79.6 GiB"},
+			confidence: ConfidenceLow, // no GPU: the rules that need metrics were not checked
+			evidence:   []string{"100.0 GiB", "larger than the GPU's whole 79.6 GiB", "no GPU was matched"},
 		},
 		{
 			name:       "unknown: nothing known",

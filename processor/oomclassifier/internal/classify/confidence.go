@@ -2,15 +2,13 @@ package classify
 
 // confidence grades the deciding verdict: high with complete evidence from a well-matched,
 // fresh GPU sample (or from the message alone when the GPU was matched at all); medium when
-// something was missing, stale or matched only by the node ordinal; low without a GPU, unless
-// the message alone decided it (then medium: the earlier rules could not be checked). The
-// match's own limit (GPUState.MatchConfidence) caps the grade, but a verdict from the message
-// alone keeps medium: its cause holds whichever GPU it was.
+// something was missing, stale or matched only by the node ordinal; low without a GPU, even
+// when the message alone decided it: no rule that needs the GPU's metrics (a fault, another
+// tenant, a zombie context, a leak) could be checked, and any of them would have taken
+// precedence. The match's own limit (GPUState.MatchConfidence) caps the grade, but a verdict
+// from the message alone keeps medium: its cause holds whichever GPU it was.
 func confidence(f *facts, v verdict) string {
 	if f.gpu == nil {
-		if v.fromMessage && v.complete {
-			return ConfidenceMedium
-		}
 		return ConfidenceLow
 	}
 	c := gpuConfidence(f, v)

@@ -164,6 +164,8 @@ func TestNoGPUClauses(t *testing.T) {
 			`no GPU of host "node-7" matched the OOM: pid 0 was not seen on exactly one of its GPUs, no single GPU was reporting at the OOM's time and none has nvidia.gpu.index 0 alone`},
 		{NoGPU{Reason: NoGPUNotMatched, Host: "node-7"}, -1, -1,
 			`no GPU of host "node-7" matched the OOM: the record names no pid, no single GPU was reporting at the OOM's time and the message gives no device ordinal`},
+		{NoGPU{Reason: NoGPUBeforeWindow, Host: "node-7", Window: 15 * time.Minute}, -1, -1,
+			`the OOM's time is more than 15m0s before the newest GPU metrics of host "node-7": the window no longer holds that moment, as for a late or replayed record or a log clock behind`},
 		{NoGPU{}, -1, -1, "no GPU metrics matched the OOM"},
 	} {
 		o.NoGPU, o.PID, o.DeviceIndex = tt.ng, tt.pid, tt.dev

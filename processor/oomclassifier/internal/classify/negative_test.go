@@ -2,6 +2,7 @@ package classify
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -199,14 +200,19 @@ func TestConfidence(t *testing.T) {
 	}
 }
 
-// TestNilGPU: without GPU state only message-decidable causes can hold, at medium at best.
+// TestNilGPU: without GPU state only message-decidable causes can hold, at low confidence
+// (no rule that needs metrics could be checked), and the evidence says no GPU was matched.
 func TestNilGPU(t *testing.T) {
-	r := Classify(pytorchOOM(4*gib, gib, 40*gib, 70*gib), nil, DefaultThresholds())
-	if r.Cause != CauseFragmentation || r.Confidence != ConfidenceMedium {
+	o := pytorchOOM(4*gib, gib, 40*gib, 70*gib)
+	o.NoGPU = NoGPU{Reason: NoGPUNotMatched, Host: "n"}
+	r := Classify(o, nil, DefaultThresholds())
+	if r.Cause != CauseFragmentation || r.Confidence != ConfidenceLow ||
+		!strings.Contains(r.Evidence, `; no GPU was matched (no GPU of host "n" matched the OOM: `) {
 		t.Fatalf("got %s/%s: %s", r.Cause, r.Confidence, r.Evidence)
 	}
 	r = Classify(pytorchOOM(4*gib, gib, 76*gib, 76*gib), nil, DefaultThresholds())
-	if r.Cause != CauseWorkloadTooLarge || r.Confidence != ConfidenceMedium {
+	if r.Cause != CauseWorkloadTooLarge || r.Confidence != ConfidenceLow ||
+		!strings.Contains(r.Evidence, "no GPU was matched (no GPU metrics matched the OOM), so only the message's own numbers were checked.") {
 		t.Fatalf("got %s/%s: %s", r.Cause, r.Confidence, r.Evidence)
 	}
 	r = Classify(pytorchOOM(4*gib, gib, -1, -1), nil, DefaultThresholds())

@@ -78,6 +78,14 @@ type Thresholds struct {
 	// fraction of ProcessBytes (with a floor of 64 MiB).
 	ProcessBytesTolerance float64 `mapstructure:"process_bytes_tolerance"`
 
+	// Log clock skew: the message states the failing process's bytes and the GPU's free
+	// memory at the failure. When either is farther than SkewMismatchFraction × total from
+	// the window's at the record's timestamp, the stamp contradicts the message: the OOM is
+	// classified at the nearest moment within SkewSearch of it where they agree, else at the
+	// stamp with the confidence lowered. SkewSearch 0 disables the check.
+	SkewSearch           time.Duration `mapstructure:"skew_search"`
+	SkewMismatchFraction float64       `mapstructure:"skew_mismatch_fraction"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
@@ -130,5 +138,14 @@ func DefaultThresholds() Thresholds {
 		FullFraction:          0.85,
 		DenseFraction:         0.90,
 		ProcessBytesTolerance: 0.02,
+		// Node and container log clocks drift seconds apart without NTP trouble and tens of
+		// seconds with it; a minute covers those, and farther apart a match of two figures is
+		// more likely a coincidence than the OOM's moment.
+		SkewSearch: time.Minute,
+		// One second between samples moves a process by at most what it allocates in a
+		// second: MiB/s for a leak, a few GiB for a model load. A tenth of the GPU (4 GiB of
+		// 40, 8 of 80) is beyond that and beyond the gap between CUDA's and NVML's totals,
+		// yet far below the tens of GiB another moment of a busy GPU differs by.
+		SkewMismatchFraction: 0.10,
 	}
 }

@@ -66,13 +66,14 @@ const (
 	NoGPUNoHostMetrics                        // no GPU metric of the record's host ever arrived
 	NoGPUMetricsTooOld                        // the host's newest metrics are older than the window
 	NoGPUNotMatched                           // recent metrics, but neither pid, only GPU nor ordinal chose one
+	NoGPUBeforeWindow                         // the OOM is older than the window reaches back from the host's newest metrics
 )
 
 // NoGPU describes a failed match for the evidence.
 type NoGPU struct {
 	Reason NoGPUReason
 	Host   string        // the record's host.name; "" when it has none
-	Window time.Duration // the window's length, for NoGPUMetricsTooOld
+	Window time.Duration // the window's length, for NoGPUMetricsTooOld and NoGPUBeforeWindow
 }
 
 // Point is one sample of a time series: the shared ramp fit's point (Unix nanoseconds, value).
@@ -145,6 +146,9 @@ type Prediction struct {
 	PID         int     // the fastest-growing process; -1 unknown
 	Name        string  // its executable name
 	ProcessRate float64 // its own growth, bytes/s; 0 unknown
+	// ContainerID and PodUID are the process's container.id and k8s.pod.uid, "" unknown: with
+	// the pid they tell the process from a later one that reuses the pid (rule_prediction.go).
+	ContainerID, PodUID string
 }
 
 // Result is the classification written onto the OOM record.

@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// maxSkewSearch bounds skew_search.
+const maxSkewSearch = 10 * time.Minute
+
 // Validate checks the thresholds; every error names its YAML key (the collector prefixes
 // them with "thresholds").
 func (t *Thresholds) Validate() error {
@@ -71,6 +74,12 @@ func (t *Thresholds) Validate() error {
 	fraction("full_fraction", t.FullFraction)
 	fraction("dense_fraction", t.DenseFraction)
 	fraction("process_bytes_tolerance", t.ProcessBytesTolerance)
+	fraction("skew_mismatch_fraction", t.SkewMismatchFraction)
+	// Farther than this the nearest agreeing moment is more likely a coincidence than the
+	// OOM's; and every OOM whose figures disagree would read that much of its GPU's window.
+	if t.SkewSearch < 0 || t.SkewSearch > maxSkewSearch {
+		add("'skew_search' must be in [0, %s] (0 disables), got %s", maxSkewSearch, t.SkewSearch)
+	}
 	for name, b := range t.SpecTotals {
 		if b <= 0 {
 			add("'spec_totals' entry %q must be > 0", name)

@@ -28,6 +28,7 @@ func TestDefaultThresholdsAsDocumented(t *testing.T) {
 		{"xid_after", int64(th.XidAfter), int64(time.Minute)},
 		{"leak_min_duration", int64(th.LeakMinDuration), int64(2 * time.Minute)},
 		{"leak_step_max_gap", int64(th.LeakStepMaxGap), int64(10 * time.Second)},
+		{"skew_search", int64(th.SkewSearch), int64(time.Minute)},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("%s default %d, want %d", tt.key, tt.got, tt.want)
@@ -52,6 +53,10 @@ func TestValidateBounds(t *testing.T) {
 		{"leak_min_points", []edit{func(t *Thresholds) { t.LeakMinPoints = 3 }}, []edit{func(t *Thresholds) { t.LeakMinPoints = 2 }}},
 		{"leak_steady_segments", []edit{func(t *Thresholds) { t.LeakSteadySegments = 2 }, func(t *Thresholds) { t.LeakSteadySegments = 32 }},
 			[]edit{func(t *Thresholds) { t.LeakSteadySegments = 1 }, func(t *Thresholds) { t.LeakSteadySegments = 33 }}},
+		{"skew_search", []edit{func(t *Thresholds) { t.SkewSearch = 0 }, func(t *Thresholds) { t.SkewSearch = 10 * time.Minute }},
+			[]edit{func(t *Thresholds) { t.SkewSearch = -1 }, func(t *Thresholds) { t.SkewSearch = 10*time.Minute + 1 }}},
+		{"skew_mismatch_fraction", []edit{func(t *Thresholds) { t.SkewMismatchFraction = 1 }},
+			[]edit{func(t *Thresholds) { t.SkewMismatchFraction = 0 }, func(t *Thresholds) { t.SkewMismatchFraction = math.NaN() }}},
 		{"xid_before", []edit{func(t *Thresholds) { t.XidBefore = 0 }}, []edit{func(t *Thresholds) { t.XidBefore = -1 }}},
 		{"xid_after", []edit{func(t *Thresholds) { t.XidAfter = 0 }}, []edit{func(t *Thresholds) { t.XidAfter = -1 }}},
 		{"zombie_min_bytes", []edit{func(t *Thresholds) { t.ZombieMinBytes = 0 }}, []edit{func(t *Thresholds) { t.ZombieMinBytes = -1 }}},
