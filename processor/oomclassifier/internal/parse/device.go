@@ -264,9 +264,19 @@ func hamiDevice(w string) int {
 // one: advice, documentation, explanation.
 var talkWords = [...]string{"avoid", "prevent", "raises a", "catchable", "if you see", "if you get", "in case of", "reduce the risk"}
 
+// hedgeWords in the same sentence before a failure phrase make it a guess
+// or a wish about an OOM ("most likely your device is out of memory", "I am
+// assuming you are facing out of memory", "should detect cuda out of
+// memory"): a library states a failure, it does not hedge it. Only the
+// sentence before the phrase is read: real messages hedge after it ("CUDA
+// kernel errors might be asynchronously reported", TF's "maybe the
+// environment variable").
+var hedgeWords = [...]string{"likely", "assum", "should", "might", "probably", "maybe", "perhaps", "suspect", "guess"}
+
 // isTalk reports whether the phrase at i is quoted or explained rather than
-// reported: an advice word in the 64 bytes before it, or " means" /
-// a documentation literal's "“" right after its word.
+// reported: an advice word in the 64 bytes before it, a hedge earlier in
+// its sentence, the phrase named as a quoted noun (`an "out of memory"
+// error`), or " means" / a documentation literal's "“" right after its word.
 func isTalk(w string, i int) bool {
 	if i < 0 {
 		return false
@@ -277,10 +287,50 @@ func isTalk(w string, i int) bool {
 			return true
 		}
 	}
+	sentence := before[sentenceStart(before):]
+	for _, h := range hedgeWords {
+		if containsFold(sentence, h) {
+			return true
+		}
+	}
+	if quotedNoun(before) {
+		return true
+	}
 	end := i
 	for end < len(w) && w[end] != ' ' && w[end] != '\n' {
 		end++
 	}
 	after := w[end:min(len(w), end+48)]
 	return strings.HasPrefix(after, " means ") || strings.Contains(after, "``")
+}
+
+// sentenceStart is where the last sentence of s begins: after its last line
+// break or sentence end (". ", "! ", "? "; a decimal point is no end).
+func sentenceStart(s string) int {
+	for j := len(s) - 1; j >= 0; j-- {
+		switch s[j] {
+		case '\n':
+			return j + 1
+		case '.', '!', '?':
+			if j+1 < len(s) && s[j+1] == ' ' {
+				return j + 2
+			}
+		}
+	}
+	return 0
+}
+
+// quotedNoun reports text before a phrase ending in an article and an
+// opening quote: the phrase is the name of an error being talked about
+// (`failed with an "out of memory" error`), not a status a library printed
+// (candle's `DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")`). The
+// quote may be JSON-escaped (`an \"out of memory\" error`).
+func quotedNoun(before string) bool {
+	for _, q := range [...]string{"\"", "“", "'"} {
+		if b, ok := strings.CutSuffix(before, q); ok {
+			b = strings.TrimSuffix(b, "\\") // a JSON-escaped quote as shipped
+			return strings.HasSuffix(b, " an ") || strings.HasSuffix(b, " a ") || strings.HasSuffix(b, " the ")
+		}
+	}
+	return false
 }

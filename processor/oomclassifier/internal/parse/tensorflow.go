@@ -261,9 +261,13 @@ func firstField(s string) string {
 //	failed to allocate <h> (<n> bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory
 //
 // <h> is HumanReadableNumBytes(bytes) and <n> the same request exact (the
-// argument of GpuDriver::DeviceAllocate); <n> is used.
+// argument of GpuDriver::DeviceAllocate); <n> is used. Ports print the
+// status by number and may leave the exact count out: hipTensorFlow's
+// "failed to allocate 8.00G from device: hipError_t(1002)" (<h> is read
+// then). The status must mean out of memory, in words or as the API's
+// out-of-memory code (oomStatusCode).
 func parseStreamExecutor(text string) (Result, bool) {
-	if !containsAny(text, "OUT_OF_MEMORY", "OutOfMemory", "f memory") {
+	if !containsAny(text, "OUT_OF_MEMORY", "OutOfMemory", "f memory", "rror_t(") {
 		return absent, false
 	}
 	const anchor = "failed to allocate "
@@ -274,23 +278,42 @@ func parseStreamExecutor(text string) (Result, bool) {
 		}
 		from = i + len(anchor)
 		w := window(text, from)
-		_, p, ok := sizeAt(w, 0)
-		if !ok || !strings.HasPrefix(w[p:], " (") {
+		n, p, ok := sizeAt(w, 0)
+		if !ok {
 			continue
 		}
-		n, e, ok := intAt(w, p+2)
-		if !ok || !strings.HasPrefix(w[e:], " bytes) from device") {
+		if strings.HasPrefix(w[p:], " (") {
+			exact, e, ok := intAt(w, p+2)
+			if !ok || !strings.HasPrefix(w[e:], " bytes)") {
+				continue
+			}
+			n, p = exact, e+len(" bytes)")
+		}
+		if !strings.HasPrefix(w[p:], " from device") {
 			continue
 		}
-		line := w[e:]
+		line := w[p:]
 		if nl := strings.IndexByte(line, '\n'); nl >= 0 {
 			line = line[:nl]
 		}
-		if !strings.Contains(line, "OUT_OF_MEMORY") && !strings.Contains(line, "out of memory") && !strings.Contains(line, "OutOfMemory") {
+		if !strings.Contains(line, "OUT_OF_MEMORY") && !strings.Contains(line, "out of memory") && !strings.Contains(line, "OutOfMemory") && !oomStatusCode(line) {
 			continue
 		}
 		r := newResult(tfOrJAX(text))
 		r.RequestedBytes = n
 		return r, true
 	}
+}
+
+// oomStatusCode reports a status printed as "<api>Error_t(<code>)" whose code
+// is that API's out-of-memory error: 2 (cudaErrorMemoryAllocation,
+// hipErrorOutOfMemory) or HIP's older hipErrorMemoryAllocation, 1002
+// (hip_runtime_api.h).
+func oomStatusCode(line string) bool {
+	i := strings.Index(line, "rror_t(")
+	if i < 0 {
+		return false
+	}
+	v, e, ok := intAt(line, i+len("rror_t("))
+	return ok && e < len(line) && line[e] == ')' && (v == 2 || v == 1002)
 }
