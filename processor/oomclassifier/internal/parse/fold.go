@@ -22,11 +22,12 @@ const shortFold = 48
 // indexFold returns the index of the first occurrence of sub (lower case) in
 // s at or after from, ignoring ASCII case; -1 when there is none.
 func indexFold(s, sub string, from int) int {
+	from = max(from, 0) // as indexFoldSep: a negative start searches from the beginning
 	n := len(sub)
 	if n == 0 {
 		return min(from, len(s))
 	}
-	if from < 0 || len(s)-from < n {
+	if len(s)-from < n {
 		return -1
 	}
 	if len(s)-from < shortFold {
