@@ -84,6 +84,13 @@ func (s *metricsScraper) observeRunway(d *nvmlx.Device, driver string, ts pcommo
 	if t == nil || !memOK || mem.total <= 0 {
 		return
 	}
+	if d.Parent == nil && d.MIGEnabled() {
+		// A GPU in MIG mode is filled by nobody: a process allocates inside its instance,
+		// whose own runway says when that fills. The GPU's aggregate (readable by privileged
+		// callers) would repeat an instance's warning with a time that means nothing.
+		delete(t.devices, d.UUID)
+		return
+	}
 	now := int64(ts)
 	rd := t.devices[d.UUID]
 	if rd == nil {
