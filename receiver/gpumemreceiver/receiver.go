@@ -67,6 +67,7 @@ func (r *gpuMemReceiver) Start(ctx context.Context, host component.Host) error {
 		return err
 	}
 	r.sess = nvmlx.NewSession(b.Lib, r.cfg.backendConfig().LibraryName(), r.set.Logger)
+	r.sess.Verify = b.Verify
 	if r.retryMin > 0 {
 		r.sess.RetryMin = r.retryMin
 	}

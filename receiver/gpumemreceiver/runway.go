@@ -84,6 +84,13 @@ func (s *metricsScraper) observeRunway(d *nvmlx.Device, driver string, ts pcommo
 	if t == nil || !memOK || mem.total <= 0 {
 		return
 	}
+	if d.Parent == nil && d.MIGEnabled() {
+		// A GPU in MIG mode is filled by nobody: a process allocates inside its instance,
+		// whose own runway says when that fills. The GPU's aggregate (readable by privileged
+		// callers) would repeat an instance's warning with a time that means nothing.
+		delete(t.devices, d.UUID)
+		return
+	}
 	now := int64(ts)
 	rd := t.devices[d.UUID]
 	if rd == nil {
@@ -171,7 +178,33 @@ func (t *runwayTracker) fit(h *history, now int64, total float64) (ramp.Fit, boo
 	if pts[len(pts)-1].V <= pts[i].V {
 		return ramp.Fit{}, false // no growth lately
 	}
-	return t.crit.Ramp(pts, time.Time{}, total)
+	fit, ok := t.crit.Ramp(pts, time.Time{}, total)
+	if ok || i <= 1 {
+		return fit, ok
+	}
+	// A leak that paused and resumed: the flat stretch in the window fails the span test
+	// until it leaves the window, up to a window after the growth came back. The last
+	// min_duration is judged alone, as a series that began then would be (from the point
+	// before from, so that it lasts min_duration), when memory before it only paused.
+	if recent, ok := t.crit.Ramp(pts[i-1:], time.Time{}, total); ok && pausedBefore(pts[:i], t.crit.Step(total)) {
+		return recent, true
+	}
+	return fit, false
+}
+
+// pausedBefore says whether the history before the last min_duration (pts, ending at the
+// point the recent part starts from) only paused: it never stood a step or more above where
+// the recent part starts. Memory that was higher and came down was freed (a training loop
+// whose steps free gradually): judging its every new rise alone would warn once a cycle,
+// where the whole window fails and warns at most once.
+func pausedBefore(pts []ramp.Point, step float64) bool {
+	from := pts[len(pts)-1].V
+	for _, p := range pts {
+		if p.V >= from+step {
+			return false
+		}
+	}
+	return true
 }
 
 // episodeStep advances d's episode with this scrape's verdict and reports whether a new

@@ -197,3 +197,36 @@ func TestRunwayDisabled(t *testing.T) {
 	assert.Empty(t, run.growth)
 	assert.Empty(t, run.records)
 }
+
+// A GPU in MIG mode whose aggregate memory is readable (a privileged collector) has no runway
+// and sends no record of its own: a leak in one instance is one record, on the instance,
+// although the GPU's free memory falls as fast and would run out within warn_below too.
+func TestRunwayMIGParentDoesNotWarn(t *testing.T) {
+	g := newFakeGPU(0)
+	g.mig = &fakeMIG{enabled: true}
+	inst := &fakeInstance{uuid: "MIG-00000001-aaaa-bbbb-cccc-dddddddddddd", name: "NVIDIA H100 80GB HBM3 MIG 1g.10gb",
+		gi: 9, total: 9984 * mib, compute: []nvml.ProcessInfo{{Pid: 4242}}}
+	g.mig.slots = []*fakeInstance{inst}
+	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	clk := newFakeClock(start)
+	sink := new(consumertest.LogsSink)
+	r := startRunway(t, newFakeNVML(g), clk.Now, nil, sink)
+	var last map[string]map[string][]point
+	for sec := 0; sec <= 200; sec++ {
+		clk.Set(start.Add(time.Duration(sec) * time.Second))
+		inst.used = gib + int64(sec)*20*mib
+		inst.compute[0].UsedGpuMemory = uint64(inst.used)
+		g.used = 70*gib + inst.used // the other instances hold 70 GiB: ~6 min of aggregate left
+		md, err := r.scrapeMetrics(context.Background())
+		require.NoError(t, err)
+		last = byGPU(md)
+	}
+	require.NotEmpty(t, last[g.uuid]["hw.gpu.memory.usage"], "the GPU's aggregate is read")
+	assert.Empty(t, last[g.uuid]["nvidia.gpu.memory.runway"], "no runway on a GPU in MIG mode")
+	require.Len(t, last[inst.uuid]["nvidia.gpu.memory.runway"], 1)
+	require.Equal(t, 1, sink.LogRecordCount(), "one leak, one record")
+	rl := sink.AllLogs()[0].ResourceLogs().At(0)
+	id, _ := rl.Resource().Attributes().Get("hw.id")
+	assert.Equal(t, inst.uuid, id.Str())
+	assert.Contains(t, rl.ScopeLogs().At(0).LogRecords().At(0).Body().Str(), "MIG instance 1g.10gb of GPU 0")
+}

@@ -109,7 +109,7 @@ var Metrics = [metricCount]MetricDef{
 		Attributes:  []string{AttrNvidiaGpuXid},
 		Description: "Xid events seen since the receiver started."},
 	NvidiaGpuMemoryRunway: {Name: "nvidia.gpu.memory.runway", Unit: "s", Type: Gauge, Value: Double, Enabled: true,
-		Description: "Seconds until the framebuffer is full at the current steady growth (free / growth rate of usage). Absent while usage is not growing steadily (see the runway section)."},
+		Description: "Seconds until the framebuffer is full at the current steady growth (free / growth rate of usage). Absent while usage is not growing steadily, and on a GPU in MIG mode (each MIG instance has its own; see the runway section)."},
 	NvidiaGpuProcessMemoryGrowth: {Name: "nvidia.gpu.process.memory.growth", Unit: "By/s", Type: Gauge, Value: Double, Enabled: true,
 		Attributes:  []string{AttrProcessPID, AttrProcessVPID, AttrProcessExecutableName, AttrNvidiaGpuProcessType, AttrContainerID, AttrK8sPodUID, AttrK8sPodName, AttrK8sNamespaceName, AttrK8sContainerName},
 		Description: "Steady growth rate of one process's framebuffer memory. Absent while the process's memory is not growing steadily."},

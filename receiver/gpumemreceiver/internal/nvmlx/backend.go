@@ -45,6 +45,9 @@ type Backend struct {
 	KmsgPath string    // the kernel log to read Xid lines from; "" for none
 	Boot     time.Time // what kernel log timestamps count from
 	Stop     func()    // releases what the backend holds (the simulator's writers); may be nil
+	// Verify says whether Lib may be called into, before each Init (the Session's Verify);
+	// nil when it always may (the simulator, a test's mock).
+	Verify func() error
 
 	// PodResourcesSocket and PodLogsDir are where the node's kubelet is read; "" for none.
 	PodResourcesSocket, PodLogsDir string
@@ -59,9 +62,12 @@ func NewBackend(cfg BackendConfig) (Backend, error) {
 	if cfg.LibraryPath != "" {
 		opts = append(opts, nvml.WithLibraryPath(cfg.LibraryPath))
 	}
+	// The name go-nvml opens: library_path, else its default for the loader to find.
+	name := cfg.LibraryName()
 	return Backend{
 		Lib: nvml.New(opts...), ProcFS: os.DirFS(cfg.ProcRoot), KmsgPath: cfg.KmsgPath, Boot: bootTime(),
 		PodResourcesSocket: cfg.PodResourcesSocket, PodLogsDir: cfg.PodLogsDir,
+		Verify: func() error { return CheckLibrary(name) },
 	}, nil
 }
 

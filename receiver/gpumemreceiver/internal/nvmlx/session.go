@@ -26,6 +26,9 @@ type Session struct {
 	// RetryMin and RetryMax bound the background re-initialisation after a failed start;
 	// set them before Start.
 	RetryMin, RetryMax time.Duration
+	// Verify, when set, runs before every Init; while it fails the library is not called
+	// into at all (a library that is not NVML: see libcheck.go). Set it before Start.
+	Verify func() error
 
 	// rediscoverEvery is how often the device list is read again (a lost GPU back after a
 	// reset, a GPU added by a driver reload); lastDiscover is when it last was.
@@ -65,10 +68,18 @@ func (s *Session) Start(host component.Host) {
 	if err == nil {
 		return
 	}
-	s.logger.Warn("NVML could not be initialised; GPU metrics start once it can be, retrying in the background",
-		zap.String("library", s.libraryPath),
-		zap.String("check", "the NVIDIA driver is installed, libnvidia-ml.so.1 is on the loader path, and /dev/nvidia* are visible to the collector"),
-		zap.Error(err))
+	var notNVML *NotNVMLError
+	if errors.As(err, &notNVML) {
+		s.logger.Error("the library loaded for NVML is not the NVIDIA driver's NVML library and is never called into; GPU metrics start once it is, retrying in the background",
+			zap.String("library", s.libraryPath), zap.Strings("missing_symbols", notNVML.Missing),
+			zap.String("check", "library_path names the NVIDIA driver's libnvidia-ml.so.1 (ldconfig -p | grep libnvidia-ml) or is empty, and no CUDA toolkit stubs directory is on LD_LIBRARY_PATH"),
+			zap.Error(err))
+	} else {
+		s.logger.Warn("NVML could not be initialised; GPU metrics start once it can be, retrying in the background",
+			zap.String("library", s.libraryPath),
+			zap.String("check", "the NVIDIA driver is installed, libnvidia-ml.so.1 is on the loader path, and /dev/nvidia* are visible to the collector"),
+			zap.Error(err))
+	}
 	componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(err))
 	s.wg.Add(1)
 	go s.retry(host)
@@ -95,8 +106,13 @@ func (s *Session) retry(host component.Host) {
 }
 
 // init loads the library and discovers the devices. Only here is the library touched
-// while the gate is closed, and only through Init.
+// while the gate is closed, and only through Init, and only once Verify passed.
 func (s *Session) init() error {
+	if s.Verify != nil {
+		if err := s.Verify(); err != nil {
+			return err
+		}
+	}
 	if r := s.lib.Init(); r != nvml.SUCCESS {
 		return fmt.Errorf("initialise NVML from %q: %w", s.libraryPath, r)
 	}

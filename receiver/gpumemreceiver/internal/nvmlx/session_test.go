@@ -8,6 +8,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -73,4 +75,65 @@ func TestSessionGate(t *testing.T) {
 	s.Shutdown()
 	assert.False(t, s.IsUp())
 	require.ErrorIs(t, s.WithDevices(func(string, []*Device) {}), ErrDown)
+}
+
+// While Verify fails the library is never initialised: one error naming what it lacks, a
+// recoverable status, and the usual retry, which starts the session once Verify passes.
+func TestVerifyFailureNeverInitialises(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	var mu sync.Mutex
+	verifies, inits := 0, 0
+	lib := fakeLib(1)
+	lib.InitFunc = func() nvml.Return {
+		mu.Lock()
+		defer mu.Unlock()
+		inits++
+		return nvml.SUCCESS
+	}
+	s := NewSession(lib, "/lib/x86_64-linux-gnu/libz.so.1", zap.New(core))
+	s.RetryMin, s.RetryMax = time.Millisecond, 4*time.Millisecond
+	s.Verify = func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		verifies++
+		if verifies <= 4 {
+			return &NotNVMLError{Path: "/lib/x86_64-linux-gnu/libz.so.1", Missing: []string{"nvmlInit_v2", "nvmlShutdown"}}
+		}
+		return nil
+	}
+	host := &statusRecorder{}
+	s.Start(host)
+	t.Cleanup(s.Shutdown)
+	require.Eventually(t, s.IsUp, 10*time.Second, time.Millisecond)
+
+	mu.Lock()
+	assert.Equal(t, 5, verifies)
+	assert.Equal(t, 1, inits, "Init only once Verify passed")
+	mu.Unlock()
+	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
+	require.Len(t, errs, 1)
+	assert.Equal(t, []any{"nvmlInit_v2", "nvmlShutdown"}, errs[0].ContextMap()["missing_symbols"])
+	assert.Equal(t, "/lib/x86_64-linux-gnu/libz.so.1 is not the NVIDIA driver's NVML library: it lacks nvmlInit_v2, nvmlShutdown; the receiver does not call into it",
+		errs[0].ContextMap()["error"])
+	assert.Zero(t, logs.FilterLevelExact(zapcore.WarnLevel).Len(), "not also the missing-driver warning")
+	assert.Equal(t, []componentstatus.Status{componentstatus.StatusRecoverableError, componentstatus.StatusOK}, host.statuses())
+}
+
+// statusRecorder is a host that records the reported statuses.
+type statusRecorder struct {
+	component.Host
+	mu     sync.Mutex
+	events []componentstatus.Status
+}
+
+func (h *statusRecorder) Report(e *componentstatus.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.events = append(h.events, e.Status())
+}
+
+func (h *statusRecorder) statuses() []componentstatus.Status {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]componentstatus.Status(nil), h.events...)
 }
