@@ -262,17 +262,19 @@ func TestConfigEnvVarsDefined(t *testing.T) {
 	}
 }
 
-// host.name comes from the node name (the downward API), is set before oom_classifier sees the
-// data, and oom_classifier sits in both pipelines of every collector.
+// host.name comes from the node name (the downward API) through host_identity, one id in both
+// pipelines, set before oom_classifier sees the data, and oom_classifier sits in both
+// pipelines of every collector.
 func TestPipelines(t *testing.T) {
 	for _, p := range agentPods(t) {
 		e := byName(listAt(p.container, "env"), "K8S_NODE_NAME")
 		require.NotNil(t, e, p.source)
 		assert.Equal(t, "spec.nodeName", str(e, "valueFrom", "fieldRef", "fieldPath"), p.source)
-		attrs := maps(listAt(p.config, "processors", "resource", "attributes"))
-		require.Len(t, attrs, 1, p.source)
-		assert.Equal(t, "host.name", attrs[0]["key"], p.source)
-		assert.Equal(t, "${env:K8S_NODE_NAME}", attrs[0]["value"], p.source)
+		assert.Equal(t, "${env:K8S_NODE_NAME}", get(p.config, "processors", "host_identity", "host_name"), p.source)
+		assert.Nil(t, get(p.config, "processors", "resource"), "%s: host.name is host_identity's, not a resource step's", p.source)
+		for _, sig := range []string{"metrics", "logs"} {
+			assert.Contains(t, strs(p.config, "service", "pipelines", sig, "processors"), "host_identity", "%s: %s", p.source, sig)
+		}
 		assert.Equal(t, []string{"gpu_mem"}, strs(p.config, "service", "pipelines", "metrics", "receivers"), p.source)
 		assert.True(t, hasAll(strs(p.config, "service", "pipelines", "logs", "receivers"), "gpu_mem", "file_log"), p.source)
 	}
@@ -281,8 +283,8 @@ func TestPipelines(t *testing.T) {
 			procs := strs(p.config, "service", "pipelines", sig, "processors")
 			oom := slices.Index(procs, "oom_classifier")
 			assert.GreaterOrEqual(t, oom, 0, "%s: %s pipeline lacks oom_classifier", p.source, sig)
-			if r := slices.Index(procs, "resource"); r >= 0 {
-				assert.Less(t, r, oom, "%s: %s: resource must set host.name before oom_classifier", p.source, sig)
+			if r := slices.Index(procs, "host_identity"); r >= 0 {
+				assert.Less(t, r, oom, "%s: %s: host_identity must set host.name before oom_classifier", p.source, sig)
 			}
 			assert.Equal(t, "memory_limiter", procs[0], "%s: %s: memory_limiter first", p.source, sig)
 		}

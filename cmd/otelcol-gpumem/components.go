@@ -3,6 +3,7 @@
 package main
 
 import (
+	hostidentityprocessor "github.com/gpumem/otelcol-gpumem/processor/hostidentityprocessor"
 	oomclassifier "github.com/gpumem/otelcol-gpumem/processor/oomclassifier"
 	gpumemreceiver "github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver"
 	fileexporter "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
@@ -102,6 +103,7 @@ func components() (otelcol.Factories, error) {
 
 	factories.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
 		oomclassifier.NewFactory(),
+		hostidentityprocessor.NewFactory(),
 		batchprocessor.NewFactory(),
 		memorylimiterprocessor.NewFactory(),
 		resourceprocessor.NewFactory(),
@@ -111,6 +113,7 @@ func components() (otelcol.Factories, error) {
 	}
 	factories.ProcessorModules = makeModulesMap(factories.Processors, map[component.Type]string{
 		oomclassifier.NewFactory().Type():          "github.com/gpumem/otelcol-gpumem v0.0.0",
+		hostidentityprocessor.NewFactory().Type():  "github.com/gpumem/otelcol-gpumem v0.0.0",
 		batchprocessor.NewFactory().Type():         "go.opentelemetry.io/collector/processor/batchprocessor v0.165.0",
 		memorylimiterprocessor.NewFactory().Type(): "go.opentelemetry.io/collector/processor/memorylimiterprocessor v0.165.0",
 		resourceprocessor.NewFactory().Type():      "github.com/open-telemetry/opentelemetry-collector-contrib/processor/resourceprocessor v0.165.1",
