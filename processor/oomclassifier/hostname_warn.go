@@ -98,7 +98,7 @@ func (p *hostNamePair) observe(side int, res pcommon.Resource) {
 		if lacking.without.Load() && other.with.Load() && !lacking.warned.Swap(true) && lacking.logger != nil {
 			lacking.logger.Warn("oom_classifier: "+lacking.signal+" without host.name on this pipeline while the "+other.signal+" carry it; a node's OOM records and GPU metrics meet only under the same host.name",
 				zap.String("signal", lacking.signal),
-				zap.String("fix", "set host.name the same way in every pipeline of oom_classifier: the resource processor from the node name (K8S_NODE_NAME on Kubernetes, HOST_NAME on a host), and OTEL_RESOURCE_ATTRIBUTES=host.name=<node> in an application's SDK"))
+				zap.String("fix", "set host.name the same way in every pipeline of oom_classifier: put host_identity in both pipelines (host_name: ${env:K8S_NODE_NAME} on Kubernetes; the machine's hostname on a host), and OTEL_RESOURCE_ATTRIBUTES=host.name=<node> in an application's SDK"))
 		}
 	}
 }
