@@ -33,8 +33,9 @@ import (
 // where the pod mounts it (host paths that exist here as themselves, the rest as temporary
 // directories), the container's environment (downward-API values stood in), its command and
 // arguments. The configuration is the agent ConfigMap's with only what the simulated backend
-// needs changed (backend: simulated; the simulator's kernel records in the writable volume:
-// on the real backend they come from /dev/kmsg) and what host networking on a shared machine
+// needs changed (backend: simulated; the simulator's kernel records, and its own kubelet
+// socket and pod log directory (TMPDIR), in the writable volume: on the real backend they come
+// from /dev/kmsg and the kubelet's mounts) and what host networking on a shared machine
 // needs (the health checks on free loopback ports, the collector's own metrics server off).
 // The gateway is a TLS OTLP sink on loopback that checks the agent's bearer token.
 
@@ -87,6 +88,9 @@ func agentRun(t *testing.T, p pod, engine, gateway string) imageRun {
 	}
 	require.NotEmpty(t, writable, "the agent has a writable volume (its queue)")
 	mapAt(gpu, "xid")["kmsg_path"] = writable + "/simulated-kmsg"
+	// The simulated node serves its scenario's pods from a kubelet socket and pod log
+	// directory of its own, made under TMPDIR: on the real backend the kubelet's are mounted.
+	r.flags = append(r.flags, "--env", "TMPDIR="+writable)
 	r.health = readinessHealthCheck(t, p, cfg)
 	quietTelemetry(cfg)
 
