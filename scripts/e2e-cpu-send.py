@@ -1,50 +1,171 @@
 #!/usr/bin/env python3
-"""Sends N ordinary log records over OTLP/HTTP JSON in batches (scripts/e2e-cpu.sh).
+"""Sends ordinary log records over OTLP/HTTP for scripts/e2e-cpu.sh.
 
-The lines are the parser benchmark's ordinary application lines (written for
-that benchmark, none an OOM). Request bodies are built once and reused so the
-sender's own CPU stays small.
+    e2e-cpu-send.py URL RECORDS [ENCODING]    # sends RECORDS records (a multiple of a batch)
+    e2e-cpu-send.py URL -SECONDS [ENCODING]   # sends for SECONDS, prints the records sent
+
+    e2e-cpu-send.py interleave RECORDS ENCODING CHUNK URL...
+        sends RECORDS records to each URL, CHUNK requests to one, then the next, round and
+        round, so that every collector sees the same load on the machine over the run
+
+ENCODING is proto (default; what the otlphttp exporter of an agent sends) or json.
+
+Each request is one batch shaped as BenchmarkPipelineCold's
+(processor/oomclassifier/bench_test.go): 16 resources x 2 scopes x 32 records,
+resources with host.name and a pod, records with a timestamp, INFO severity,
+log.iostream and log.file.path, and a 60-byte ordinary line as the body (a
+timestamp and words of log vocabulary; none an OOM, none an Xid). POOL
+distinct requests are built once and sent in turn, so the sender's own CPU
+stays small; the collector unmarshals each into fresh pdata.
 """
 import http.client
 import json
+import random
+import struct
 import sys
 import time
 import urllib.parse
 
-LINES = [
-    '10.42.0.17 - - [01/May/2024:10:00:00 +0000] "GET /api/v1/models?limit=20 HTTP/1.1" 200 5123 "-" "python-requests/2.31.0" 0.004',
-    'I0501 10:00:00.123456       1 reflector.go:351] Caches populated for *v1.Pod from k8s.io/client-go/informers/factory.go:150',
-    '2024-05-01 10:00:00,123 - trainer - INFO - epoch 3/10 step 12000/50000 loss=0.2531 acc=0.912 lr=3.0e-04 throughput=812.3 samples/s',
-    '{"level":"info","ts":"2024-05-01T10:00:00.123Z","caller":"server/handler.go:88","msg":"request served","status":200,"latency_ms":12}',
-    '2024-05-01 10:00:00.123 UTC [4711] LOG:  checkpoint complete: wrote 1234 buffers (7.5%); 0 WAL file(s) added, 0 removed, 3 recycled',
-    'time="2024-05-01T10:00:00Z" level=info msg="pulling image" image="registry.example.com/team/inference:2024.05.01" platform=linux/amd64',
-    'May  1 10:00:00 node-17 systemd[1]: Started Session 4242 of user ubuntu; unit session-4242.scope entered running state successfully.',
-    'INFO:     10.0.3.7:51234 - "POST /v1/completions HTTP/1.1" 200 OK prompt_tokens=512 completion_tokens=128 total_time=0.84s queue=0',
-]
+RESOURCES, SCOPES, RECORDS = 16, 2, 32
+PER_BATCH = RESOURCES * SCOPES * RECORDS
+POOL = 16
+LINE_BYTES = 60
+
+# The benchmark's ordinaryWords.
+WORDS = ["INFO", "DEBUG", "WARN", "request", "served", "status=200", "GET",
+         "/api/v1/items", "latency_ms=12", "user=42", "step", "loss=0.253", "epoch", "shard", "ok",
+         "handler", "reconcile", "pod", "sync", "queue", "took", "bytes=512", "trace_id=ab12cd",
+         "conn", "open", "closed", "retries=0", "cache", "hit", "miss", "level", "done"]
 
 
-def body(n, t0):
-    recs = [{"timeUnixNano": str(t0 + i), "body": {"stringValue": LINES[i % len(LINES)]}} for i in range(n)]
+def line(rng):
+    s = "2025-03-01T12:%02d:%02d.%03dZ" % (rng.randrange(60), rng.randrange(60), rng.randrange(1000))
+    while len(s) < LINE_BYTES:
+        s += " " + rng.choice(WORDS)
+    return s[:LINE_BYTES]
+
+
+def batch(rng, n, t0):
+    """One batch as plain data: [(resource attrs, [[(t, attrs, body)] per scope])]."""
+    out = []
+    for r in range(RESOURCES):
+        res = [("host.name", "node-%d" % (r % 4)), ("k8s.namespace.name", "team-a"),
+               ("k8s.pod.name", "trainer-%d-%d" % (n, r)), ("k8s.container.name", "main"),
+               ("service.name", "trainer")]
+        scopes = []
+        for _ in range(SCOPES):
+            recs = []
+            for k in range(RECORDS):
+                recs.append((t0 + k * 1_000_000, [("log.iostream", "stdout"),
+                             ("log.file.path", "/var/log/pods/team-a_trainer/main/0.log")], line(rng)))
+            scopes.append(recs)
+        out.append((res, scopes))
+    return out
+
+
+# --- protobuf, by hand (opentelemetry/proto/logs/v1, common/v1, resource/v1) ---
+
+def varint(v):
+    b = bytearray()
+    while True:
+        c = v & 0x7F
+        v >>= 7
+        if v:
+            b.append(c | 0x80)
+        else:
+            b.append(c)
+            return bytes(b)
+
+
+def ld(field, payload):  # length-delimited field
+    return varint(field << 3 | 2) + varint(len(payload)) + payload
+
+
+def fixed64(field, v):
+    return varint(field << 3 | 1) + struct.pack("<Q", v)
+
+
+def anystr(s):  # AnyValue{string_value=1}
+    return ld(1, s.encode())
+
+
+def kv(k, v):  # KeyValue{key=1, value=2}
+    return ld(1, k.encode()) + ld(2, anystr(v))
+
+
+def proto(data):
+    req = bytearray()
+    for res, scopes in data:
+        rl = ld(1, b"".join(ld(1, kv(k, v)) for k, v in res))  # ResourceLogs.resource
+        for recs in scopes:
+            sl = ld(1, ld(1, b"filelog"))  # ScopeLogs.scope{name}
+            for t, attrs, body in recs:
+                lr = (fixed64(1, t) + varint(2 << 3) + varint(9)  # time, severity_number INFO
+                      + ld(5, anystr(body)) + b"".join(ld(6, kv(k, v)) for k, v in attrs)
+                      + fixed64(11, t))  # observed_time_unix_nano
+                sl += ld(2, lr)
+            rl += ld(2, sl)
+        req += ld(1, rl)  # ExportLogsServiceRequest.resource_logs
+    return bytes(req)
+
+
+def as_json(data):
+    def attrs(a):
+        return [{"key": k, "value": {"stringValue": v}} for k, v in a]
     return json.dumps({"resourceLogs": [{
-        "resource": {"attributes": [{"key": "host.name", "value": {"stringValue": "node-17"}}]},
-        "scopeLogs": [{"logRecords": recs}],
-    }]}).encode()
+        "resource": {"attributes": attrs(res)},
+        "scopeLogs": [{"scope": {"name": "filelog"}, "logRecords": [
+            {"timeUnixNano": str(t), "observedTimeUnixNano": str(t), "severityNumber": 9,
+             "body": {"stringValue": body}, "attributes": attrs(a)} for t, a, body in recs]}
+            for recs in scopes],
+    } for res, scopes in data]}).encode()
+
+
+def post(conn, path, body, ctype):
+    conn.request("POST", path, body, {"Content-Type": ctype})
+    resp = conn.getresponse()
+    resp.read()
+    if resp.status != 200:
+        sys.exit(f"export failed: HTTP {resp.status}")
+
+
+def pool_of(encoding):
+    enc, ctype = (proto, "application/x-protobuf") if encoding == "proto" else (as_json, "application/json")
+    rng = random.Random(1)
+    t0 = time.time_ns()
+    return [enc(batch(rng, n, t0)) for n in range(POOL)], ctype
+
+
+def interleave(total, encoding, chunk, urls):
+    pool, ctype = pool_of(encoding)
+    targets = []
+    for u in urls:
+        u = urllib.parse.urlparse(u)
+        targets.append((http.client.HTTPConnection(u.hostname, u.port), u.path))
+    sent = 0
+    while sent < total:
+        n = min(chunk, (total - sent) // PER_BATCH)
+        for conn, path in targets:
+            for i in range(n):
+                post(conn, path, pool[(sent // PER_BATCH + i) % POOL], ctype)
+        sent += n * PER_BATCH
 
 
 def main():
-    url, total, size = urllib.parse.urlparse(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    if sys.argv[1] == "interleave":
+        interleave(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5:])
+        return
+    url = urllib.parse.urlparse(sys.argv[1])
+    amount = int(sys.argv[2])
+    pool, ctype = pool_of(sys.argv[3] if len(sys.argv) > 3 else "proto")
     conn = http.client.HTTPConnection(url.hostname, url.port)
-    full = body(size, time.time_ns())
+    deadline = time.monotonic() - amount if amount < 0 else None
     sent = 0
-    while sent < total:
-        n = min(size, total - sent)
-        conn.request("POST", url.path, full if n == size else body(n, time.time_ns()),
-                     {"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        resp.read()
-        if resp.status != 200:
-            sys.exit(f"export failed: HTTP {resp.status}")
-        sent += n
+    while (sent < amount) if deadline is None else (time.monotonic() < deadline):
+        post(conn, url.path, pool[(sent // PER_BATCH) % POOL], ctype)
+        sent += PER_BATCH
+    if deadline is not None:
+        print(sent)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,21 @@ func TestOrdinaryRecord(t *testing.T) {
 			r.Body().SetStr("INFO")
 			r.Attributes().PutStr(attrExceptionMsg, "CUDA out of memory")
 		}), false},
+		{"exception.type attribute", rec(func(r plog.LogRecord) {
+			r.Body().SetStr("INFO")
+			r.Attributes().PutStr("log.iostream", "stderr")
+			r.Attributes().PutStr(attrExceptionType, "torch.OutOfMemoryError")
+		}), false},
+		{"exception.stacktrace attribute", rec(func(r plog.LogRecord) {
+			r.Body().SetStr("INFO")
+			r.Attributes().PutStr(attrExceptionST, "Traceback (most recent call last):")
+		}), false},
+		// eachText reads only exception.message, .type and .stacktrace: another exception
+		// attribute leaves the full path with the body alone, which the prefilters decide.
+		{"other exception attribute", rec(func(r plog.LogRecord) {
+			r.Body().SetStr("INFO step=1 loss=0.2")
+			r.Attributes().PutBool("exception.escaped", true)
+		}), true},
 	} {
 		if got := ordinaryRecord(tt.rec); got != tt.want {
 			t.Errorf("%s: ordinaryRecord = %v; want %v", tt.name, got, tt.want)
