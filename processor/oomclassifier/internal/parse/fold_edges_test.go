@@ -1,0 +1,38 @@
+package parse
+
+import (
+	"strings"
+	"testing"
+)
+
+// indexFold's anchored search (texts of shortFold bytes or more) on words
+// whose anchor is the first or last letter of the alphabet, or no letter.
+func TestIndexFoldAnchorEdges(t *testing.T) {
+	long := strings.Repeat(".", 60)
+	for _, tt := range []struct {
+		s, sub string
+		want   int
+	}{
+		{long + "A", "a", 60},
+		{long + "a", "a", 60},
+		{long + "Z", "z", 60},
+		{long + "z", "z", 60},
+		{long + "Zq", "zq", 60},
+		{long + "X:", "x:", 60},
+		{long + "_", "_", 60},
+		{long + "[", "{", -1}, // '[' is '{' with the case bit cleared: no letter
+		{long + "@", "`", -1},
+	} {
+		if got := indexFold(tt.s, tt.sub, 0); got != tt.want {
+			t.Errorf("indexFold(%q, %q) = %d; want %d", tt.s, tt.sub, got, tt.want)
+		}
+	}
+}
+
+func TestAnchorOf(t *testing.T) {
+	for sub, want := range map[string]int{"memory": 5, "e": 0, "ez": 1, "ze": 0, "out of": 5} {
+		if got := anchorOf(sub); got != want {
+			t.Errorf("anchorOf(%q) = %d; want %d", sub, got, want)
+		}
+	}
+}
