@@ -13,6 +13,9 @@ func TestIndexFoldAnchorEdges(t *testing.T) {
 		s, sub string
 		want   int
 	}{
+		{"Q" + long, "q", 0}, // an upper-case anchor at offset 0, no lower-case one
+		{"xQ" + long, "q", 1},
+		{"QJ" + long, "qj", 0},
 		{long + "A", "a", 60},
 		{long + "a", "a", 60},
 		{long + "Z", "z", 60},
