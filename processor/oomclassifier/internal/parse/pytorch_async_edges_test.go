@@ -13,7 +13,7 @@ func TestParsePyTorchMallocAsyncEdges(t *testing.T) {
 		{s[1:], -1}, // no room for the leading space: not the sentence
 		{"x" + s, -1},
 		{"Allocation on device 3" + s, 3},
-		{"Allocation on device 3 abcdefghi" + s, 3},  // the label starts 32 bytes before
+		{"Allocation on device 3 abcdefghi" + s, 3},   // the label starts 32 bytes before
 		{"Allocation on device 3 abcdefghij" + s, -1}, // 33
 		{"(out of memory) Allocation on device 1" + s, 1},
 	} {
