@@ -30,7 +30,8 @@ func TestDeviceFailureAtEdges(t *testing.T) {
 		{"memory: 12 GiB total, memory: 3 GiB used", -1},
 	} {
 		if got := deviceFailureAt(tt.w); got != tt.want {
-			t.Errorf("deviceFailureAt(%q) = %d; want %d", tt.w, got, tt.want)
+			// Fatal: a wrong skip past a "Cpu…RetryOOM" may loop on the next case.
+			t.Fatalf("deviceFailureAt(%q) = %d; want %d", tt.w, got, tt.want)
 		}
 	}
 	pad := " ................................................................ "
