@@ -13,6 +13,7 @@ func TestJSONUnescapeEdges(t *testing.T) {
 		{`\n`, "\n", true},
 		{`a\tb\rc`, "a\tb\rc", true},
 		{`a\bb\fc`, "a b c", true}, // backspace and form feed read as spaces
+		{`\u0000`, "\x00", true},   // NUL, the escape of rune 0
 		{`\u001f`, "\x1f", true},   // the last control character
 		{`\u007e`, `\u007e`, false},
 		{`\u007f`, "\x7f", true},
