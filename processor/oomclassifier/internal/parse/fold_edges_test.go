@@ -39,3 +39,32 @@ func TestAnchorOf(t *testing.T) {
 		}
 	}
 }
+
+// Only ' ', '_' and '-' separate a word's letters, one at a time, never
+// before its first.
+func TestFoldSepAtSeparators(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want int
+	}{
+		{"out-of", 6},
+		{"out_of", 6},
+		{"out of", 6},
+		{"o-u-t-o-f", 9},
+		{"outxof", -1},
+		{"out.of", -1},
+		{"out--of", -1},
+		{"out-", -1},
+		{"-outof", -1},
+	} {
+		if got := foldSepAt(tt.s, 0, "outof"); got != tt.want {
+			t.Errorf("foldSepAt(%q, outof) = %d; want %d", tt.s, got, tt.want)
+		}
+	}
+	if i, e := indexFoldSep("x OUT-OF y", "outof", 0); i != 2 || e != 8 {
+		t.Errorf("indexFoldSep = %d, %d; want 2, 8", i, e)
+	}
+	if i, e := indexFoldSep("outxof", "outof", 0); i != -1 || e != -1 {
+		t.Errorf("indexFoldSep(outxof) = %d, %d; want -1, -1", i, e)
+	}
+}
