@@ -27,6 +27,18 @@ func TestParseUnwrapLimit(t *testing.T) {
 	}
 }
 
+// A backslash or a line break at offset 0 counts like one anywhere else.
+func TestParseEscapeOrBreakAtOffsetZero(t *testing.T) {
+	for _, text := range []string{
+		`\"x\" Insufficient GPU memory for KVCache\nallocation.`,
+		"\nInsufficient GPU memory for KVCache\nallocation.",
+	} {
+		if _, ok := Parse(text); !ok {
+			t.Errorf("%q: not recognised", text)
+		}
+	}
+}
+
 func TestDetectStackEdges(t *testing.T) {
 	for text, want := range map[string]string{
 		"vllm x":                   FrameworkVLLM,
