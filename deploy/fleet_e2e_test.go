@@ -63,30 +63,38 @@ func startGateway(t *testing.T, pk pki, backendAddr string) *gateway {
 	return g
 }
 
-// startAgent runs deploy/kubernetes' agent config on the simulated backend, its pod logs in a
-// temp directory, sending to the gateway with the CA and token its Secrets would hold. It
-// returns the directory that stands for /var/log/pods.
-func startAgent(t *testing.T, pk pki, gatewayAddr string) string {
+// simulatedAgent is deploy/kubernetes' agent config made to run here: the simulated backend
+// behind the same receiver (no GPU, no kernel log), its mounts in temp directories, the CA and
+// token its Secrets would hold, and the health checks on free ports. It returns the pod, the
+// config, the mount directories by mount path, the token file and the readiness endpoint.
+func simulatedAgent(t *testing.T, pk pki) (ap pod, cfg map[string]any, dirs map[string]string, tokenFile, health string) {
 	t.Helper()
-	ap := agentPods(t)[0]
-	cfg := deepCopy(t, ap.config)
+	ap = agentPods(t)[0]
+	cfg = deepCopy(t, ap.config)
 	exp := mapAt(cfg, "exporters", "otlp_grpc")
 	caMount, _ := ap.mountOf(str(exp, "tls", "ca_file"))
 	require.NotNil(t, caMount, "the agent's CA is on a mounted Secret")
 
-	dirs := mountDirs(t, ap, t.TempDir())
+	dirs = mountDirs(t, ap, t.TempDir())
 	dirs[str(mapAt(cfg, "receivers", "gpu_mem", "processes"), "proc_root")] = "/proc"
 	pk.writeTLSSecret(t, dirs[str(caMount, "mountPath")])
 	cfg = rewritePaths(cfg, dirs).(map[string]any)
-	require.NoError(t, os.WriteFile(str(cfg, "extensions", "bearertokenauth/gateway", "filename"), []byte(goodToken+"\n"), 0o600))
+	tokenFile = str(cfg, "extensions", "bearertokenauth/gateway", "filename")
+	require.NoError(t, os.WriteFile(tokenFile, []byte(goodToken+"\n"), 0o600))
 
-	// No GPU here: the simulated backend behind the same receiver; no kernel log.
 	gm := mapAt(cfg, "receivers", "gpu_mem")
 	gm["backend"] = "simulated"
 	mapAt(gm, "xid")["kmsg_path"] = ""
-	health := moveHealthChecks(t, cfg)
-	quietTelemetry(cfg)
+	health = moveHealthChecks(t, cfg)
+	return ap, cfg, dirs, tokenFile, health
+}
 
+// startAgent runs the simulated agent (simulatedAgent) sending to the gateway, its own
+// metrics off. It returns the directory that stands for /var/log/pods.
+func startAgent(t *testing.T, pk pki, gatewayAddr string) string {
+	t.Helper()
+	ap, cfg, dirs, _, health := simulatedAgent(t, pk)
+	quietTelemetry(cfg)
 	env := append(podEnv(ap), "OTELCOL_GATEWAY_ENDPOINT="+gatewayAddr, "MY_POD_IP=127.0.0.1")
 	p := startConfig(t, "agent", cfg, env, podArgs(ap)...)
 	waitHealthy(t, p, health)

@@ -24,23 +24,7 @@ import (
 // the directory that stands for /var/log/pods, the token file and the metrics URL.
 func startAgentWithTelemetry(t *testing.T, pk pki, gatewayAddr string) (pods, tokenFile, metricsURL string, p *process) {
 	t.Helper()
-	ap := agentPods(t)[0]
-	cfg := deepCopy(t, ap.config)
-	exp := mapAt(cfg, "exporters", "otlp_grpc")
-	caMount, _ := ap.mountOf(str(exp, "tls", "ca_file"))
-	require.NotNil(t, caMount, "the agent's CA is on a mounted Secret")
-
-	dirs := mountDirs(t, ap, t.TempDir())
-	dirs[str(mapAt(cfg, "receivers", "gpu_mem", "processes"), "proc_root")] = "/proc"
-	pk.writeTLSSecret(t, dirs[str(caMount, "mountPath")])
-	cfg = rewritePaths(cfg, dirs).(map[string]any)
-	tokenFile = str(cfg, "extensions", "bearertokenauth/gateway", "filename")
-	require.NoError(t, os.WriteFile(tokenFile, []byte(goodToken+"\n"), 0o600))
-
-	gm := mapAt(cfg, "receivers", "gpu_mem")
-	gm["backend"] = "simulated"
-	mapAt(gm, "xid")["kmsg_path"] = ""
-	health := moveHealthChecks(t, cfg)
+	ap, cfg, dirs, tokenFile, health := simulatedAgent(t, pk)
 
 	readers, _ := get(cfg, "service", "telemetry", "metrics", "readers").([]any)
 	require.Len(t, readers, 1, "the shipped agent serves its own metrics")
