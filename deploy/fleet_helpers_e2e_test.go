@@ -236,23 +236,25 @@ func (p *process) exited() bool {
 // free loopback port and returns the first one's address.
 func moveHealthChecks(t *testing.T, cfg map[string]any) string {
 	t.Helper()
-	var first string
+	var ids []string
 	for _, id := range sortedKeys(mapAt(cfg, "extensions")) {
-		if typeOf(id) != "health_check" {
-			continue
-		}
-		addr := freeAddr(t)
-		ext := mapAt(cfg, "extensions", id)
-		if http := mapAt(ext, "http"); http != nil {
-			http["endpoint"] = addr
-		} else {
-			ext["endpoint"] = addr
-		}
-		if first == "" {
-			first = addr
+		if typeOf(id) == "health_check" {
+			ids = append(ids, id)
 		}
 	}
-	return first
+	addrs := freeAddrs(t, len(ids))
+	for i, id := range ids {
+		ext := mapAt(cfg, "extensions", id)
+		if http := mapAt(ext, "http"); http != nil {
+			http["endpoint"] = addrs[i]
+		} else {
+			ext["endpoint"] = addrs[i]
+		}
+	}
+	if len(addrs) == 0 {
+		return ""
+	}
+	return addrs[0]
 }
 
 // podArgs are the container's arguments but --config (feature gates, for one).
@@ -476,6 +478,20 @@ func gpuMetricsOf(host string, used int64) pmetric.Metrics {
 
 func freeAddr(t *testing.T) string {
 	return fmt.Sprintf("127.0.0.1:%d", freePort(t))
+}
+
+// freeAddrs returns n distinct free loopback addresses. Each port is held until all are
+// chosen: closed one by one, the kernel may hand the same port out twice.
+func freeAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	addrs := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
+	}
+	return addrs
 }
 
 func pcommonNow() pcommon.Timestamp { return pcommon.NewTimestampFromTime(time.Now()) }

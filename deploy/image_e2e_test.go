@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,11 +198,21 @@ func readinessHealthCheck(t *testing.T, p pod, cfg map[string]any) string {
 // that presented the agent's bearer token.
 type tokenSink struct {
 	*backend
+	l               net.Listener
 	mu              sync.Mutex
 	authed, unauthd int
 }
 
-func (s *tokenSink) serve(t *testing.T, addr, token string, p pki) {
+// listen opens the sink's port: its address is the agent's gateway endpoint.
+func (s *tokenSink) listen(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s.l = l
+	return l.Addr().String()
+}
+
+func (s *tokenSink) serve(t *testing.T, token string, p pki) {
 	t.Helper()
 	check := func(ctx context.Context) {
 		md, _ := metadata.FromIncomingContext(ctx)
@@ -213,8 +224,6 @@ func (s *tokenSink) serve(t *testing.T, addr, token string, p pki) {
 			s.unauthd++
 		}
 	}
-	l, err := net.Listen("tcp", addr)
-	require.NoError(t, err)
 	srv := grpc.NewServer(grpc.Creds(credentials.NewTLS(p.serverTLS(t))),
 		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			check(ctx)
@@ -222,7 +231,7 @@ func (s *tokenSink) serve(t *testing.T, addr, token string, p pki) {
 		}))
 	plogotlp.RegisterGRPCServer(srv, s.backend)
 	pmetricotlp.RegisterGRPCServer(srv, &metricsService{b: s.backend})
-	go func() { _ = srv.Serve(l) }()
+	go func() { _ = srv.Serve(s.l) }()
 	t.Cleanup(srv.Stop)
 }
 
@@ -270,35 +279,32 @@ func TestImage(t *testing.T) {
 
 	ms := loadManifests(t)
 	p := podOf(t, ms, find(t, ms, "DaemonSet", "otelcol-gpumem-agent"))
-	gateway := freeAddr(t)
-	run := agentRun(t, p, engine, gateway)
-	sink := &tokenSink{backend: newBackend()}
-	sink.serve(t, gateway, run.token, run.pki)
-
-	name := fmt.Sprintf("otelcol-gpumem-image-test-%d", os.Getpid())
-	args := append([]string{"run", "--detach", "--name", name}, run.flags...)
-	args = append(append(args, image), run.args...)
-	_, err = engineOut(t, args...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if t.Failed() {
-			logs, _ := engineCmd(t, "logs", name).CombinedOutput()
-			t.Logf("container output:\n%s", logs)
+	// Host networking shares the machine's ports: one the test chose free can be taken by
+	// another program before the container binds it. That, and only that, is tried again.
+	var (
+		run  imageRun
+		sink *tokenSink
+		name string
+	)
+	for attempt := 1; ; attempt++ {
+		sink = &tokenSink{backend: newBackend()}
+		gateway := sink.listen(t)
+		run = agentRun(t, p, engine, gateway)
+		sink.serve(t, run.token, run.pki)
+		name = fmt.Sprintf("otelcol-gpumem-image-test-%d-%d", os.Getpid(), attempt)
+		startContainer(t, name, image, run)
+		err := waitReady(t, name, run.health, 60*time.Second)
+		if err == nil {
+			break
 		}
-		_, _ = engineOut(t, "rm", "--force", name)
-	})
-
-	// Health, as the readiness probe asks it.
-	url := "http://" + run.health + "/health/status"
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(url) //nolint:noctx // a probe
-		if err != nil {
-			return false
+		if logs, _ := engineCmd(t, "logs", name).CombinedOutput(); attempt < 3 &&
+			strings.Contains(string(logs), "bind: address already in use") {
+			t.Logf("attempt %d: %v; a port chosen free was taken before the container bound it, again on new ports", attempt, err)
+			_, _ = engineOut(t, "rm", "--force", name)
+			continue
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, 60*time.Second, 250*time.Millisecond, "GET %s answers 200", url)
+		require.NoError(t, err)
+	}
 
 	// The process: the pod's uid and gid, SYSLOG its only capability, no new privileges.
 	pid, err := engineOut(t, "inspect", "--format", "{{.State.Pid}}", name)
@@ -362,6 +368,72 @@ func TestImage(t *testing.T) {
 	code, err := engineOut(t, "inspect", "--format", "{{.State.ExitCode}}", name)
 	require.NoError(t, err)
 	assert.Equal(t, "0", code, "exit status after SIGTERM")
+}
+
+// startContainer runs the agent's image detached; the container is removed when the test
+// ends, its output shown first if the test failed.
+func startContainer(t *testing.T, name, image string, run imageRun) {
+	t.Helper()
+	args := append([]string{"run", "--detach", "--name", name}, run.flags...)
+	args = append(append(args, image), run.args...)
+	_, err := engineOut(t, args...)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			logs, _ := engineCmd(t, "logs", name).CombinedOutput()
+			t.Logf("container %s output:\n%s", name, logs)
+		}
+		_, _ = engineOut(t, "rm", "--force", name)
+	})
+}
+
+// waitReady asks the readiness health_check at addr as the probe does until it answers 200,
+// the container stops, or the time is up. It connects only once the port is listening: a
+// connect to a loopback port nobody listens on can take that very port as its own source
+// (a TCP self-connect) and keep the collector from binding it.
+func waitReady(t *testing.T, name, addr string, within time.Duration) error {
+	t.Helper()
+	url := "http://" + addr + "/health/status"
+	deadline := time.Now().Add(within)
+	for ; time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		if running, err := engineOut(t, "inspect", "--format", "{{.State.Running}}", name); err != nil || running != "true" {
+			return fmt.Errorf("container %s stopped before GET %s answered 200 (running: %q, %v)", name, url, running, err)
+		}
+		if !listening(t, addr) {
+			continue
+		}
+		resp, err := http.Get(url) //nolint:noctx // a probe
+		if err != nil {
+			continue
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return nil
+		}
+	}
+	return fmt.Errorf("GET %s did not answer 200 within %v", url, within)
+}
+
+// listening reports whether a socket of this network namespace (the container's, with host
+// networking) listens on the IPv4 address addr, from /proc/net/tcp.
+func listening(t *testing.T, addr string) bool {
+	t.Helper()
+	ap, err := netip.ParseAddrPort(addr)
+	require.NoError(t, err)
+	ip := ap.Addr().As4()
+	// /proc/net/tcp: "sl local_address rem_address st ...", the address as the 32-bit word
+	// in host (little-endian) order, the port big-endian; state 0A is LISTEN.
+	want := fmt.Sprintf("%02X%02X%02X%02X:%04X", ip[3], ip[2], ip[1], ip[0], ap.Port())
+	b, err := os.ReadFile("/proc/net/tcp")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) > 3 && f[3] == "0A" && (f[1] == want || f[1] == "00000000"+want[8:]) {
+			return true
+		}
+	}
+	return false
 }
 
 func toAny(m map[string]int) map[string]any {
