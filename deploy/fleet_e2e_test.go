@@ -28,11 +28,13 @@ type gateway struct {
 	proc               *process
 	grpcAddr, httpAddr string
 	tokenFile          string // the token Secret's file, as the gateway reads it
+	health             string // the first health_check's address
 }
 
 // startGateway runs deploy/kubernetes' gateway config with the test's CA-signed certificate
-// and token in the places its Secrets are mounted, exporting to backendAddr.
-func startGateway(t *testing.T, pk pki, backendAddr string) *gateway {
+// and token in the places its Secrets are mounted, exporting to backendAddr. Each prepare
+// function is given the directory that stands for every mount path before the start.
+func startGateway(t *testing.T, pk pki, backendAddr string, prepare ...func(dirs map[string]string)) *gateway {
 	t.Helper()
 	gp := gatewayPod(t)
 	cfg := deepCopy(t, gp.config)
@@ -44,6 +46,9 @@ func startGateway(t *testing.T, pk pki, backendAddr string) *gateway {
 	require.NotNil(t, tokenMount, "the gateway's token is on a mounted Secret")
 
 	dirs := mountDirs(t, gp, t.TempDir())
+	for _, f := range prepare {
+		f(dirs)
+	}
 	pk.writeTLSSecret(t, dirs[str(tlsMount, "mountPath")])
 	cfg = rewritePaths(cfg, dirs).(map[string]any)
 	require.NoError(t, os.WriteFile(str(cfg, "extensions", "bearertokenauth/agents", "filename"), []byte(goodToken+"\n"), 0o600))
@@ -52,7 +57,7 @@ func startGateway(t *testing.T, pk pki, backendAddr string) *gateway {
 		tokenFile: str(cfg, "extensions", "bearertokenauth/agents", "filename")}
 	mapAt(cfg, "receivers", "otlp", "protocols", "grpc")["endpoint"] = g.grpcAddr
 	mapAt(cfg, "receivers", "otlp", "protocols", "http")["endpoint"] = g.httpAddr
-	moveHealthChecks(t, cfg)
+	g.health = moveHealthChecks(t, cfg)
 	quietTelemetry(cfg)
 
 	env := append(podEnv(gp),
