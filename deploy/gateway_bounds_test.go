@@ -9,8 +9,8 @@ import (
 )
 
 // halfOpenLimit: a connection that has not finished its TLS handshake and request headers, or
-// carries no request, is closed within this (deploy/README.md, "Connections the gateway
-// bounds"). gRPC's own handshake deadline (120 s) is not configurable and is not covered.
+// carries no request, is closed within this (deploy/README.md, "Protecting the gateway"); the
+// gRPC handshake by preauth's handshake_timeout (TestGatewayPreauth).
 const halfOpenLimit = 30 * time.Second
 
 // The gateway's receivers bound what a sender, authenticated or not, can hold: every value

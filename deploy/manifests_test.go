@@ -356,6 +356,7 @@ func TestHelmValuesMatchManifests(t *testing.T) {
 	}
 	assert.Equal(t, []string{"logs", "metrics"}, sortedKeys(mapAt(hp.config, "service", "pipelines")), "no other pipeline survives the chart's defaults")
 	assert.Equal(t, get(agent.config, "service", "telemetry"), get(hp.config, "service", "telemetry"), "service.telemetry (the alerts read it)")
+	assert.Equal(t, get(agent.config, "service", "extensions"), get(hp.config, "service", "extensions"), "service.extensions (auth_retry among them)")
 	// The chart's default receivers this distribution lacks must be removed.
 	for _, r := range []string{"jaeger", "zipkin", "prometheus"} {
 		v, ok := mapAt(values, "config", "receivers")[r]

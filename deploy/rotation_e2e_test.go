@@ -65,14 +65,15 @@ func scrapeCounters(t *testing.T, url string, names ...string) map[string]float6
 	return out
 }
 
-// TestFleetTokenRotationWrongOrder pins what deploy/README.md says about a rotation done in
-// the wrong order: the gateway already requires the new token while an agent still sends the
-// old one. The collector's OTLP exporters treat Unauthenticated as permanent (otlpexporter's
-// shouldRetry, exporterhelper's retry sender), so the batches sent in that window are dropped,
-// not queued; before and after it nothing is lost, and the agent's
-// otelcol_exporter_send_failed_* counters, which the OTLPExportDroppingData alert reads, count
-// what was dropped. If a collector release starts retrying Unauthenticated, the loss assertion
-// fails: then make the README promise that nothing is lost.
+// TestFleetTokenRotationWrongOrder runs a rotation done in the wrong order with the shipped
+// configs: the gateway already requires the new token while the agent still sends the old one
+// for window. The collector's OTLP exporter treats Unauthenticated as permanent (otlpexporter's
+// shouldRetry) and would drop every batch sent in that window (measured before auth_retry: 106
+// of 206 lines, 10.6 s, and 2,840 metric points); the agent's exporter lists the auth_retry
+// middleware, which makes it Unavailable, so the batches wait in the agent's disk queue and are
+// delivered once the agent sends the new token: nothing is lost, nothing is counted in the
+// agent's otelcol_exporter_send_failed_* (TelemetryExportDropped stays quiet), and the agent
+// says what happened (deploy/README.md, "Rotating without dropping data").
 func TestFleetTokenRotationWrongOrder(t *testing.T) {
 	const newToken = "fleet-test-token-NEW-fedcba9876543210"
 	const window = 10 * time.Second
@@ -136,21 +137,22 @@ func TestFleetTokenRotationWrongOrder(t *testing.T) {
 	fixed := seq()
 	time.Sleep(5 * time.Second)
 	end := seq()
-	eventually(t, 60*time.Second, "the lines written after the fix at the backend", func() bool {
-		for i := fixed + 20; i < end; i++ { // 2 s after the fix: the file watch has fired
+	lostLines := func() []int {
+		var lost []int
+		for i := first; i < end; i++ {
 			if be.count(line(i)) == 0 {
-				return false
+				lost = append(lost, i)
 			}
 		}
-		return true
-	}, gw.proc, agent)
-
-	var lost []int
-	for i := first; i < end; i++ {
-		if be.count(line(i)) == 0 {
-			lost = append(lost, i)
-		}
+		return lost
 	}
+	// Everything, the window's lines included, reaches the backend (the agent's retry backs
+	// off to at most 30 s between attempts).
+	deadline := time.Now().Add(90 * time.Second)
+	for len(lostLines()) > 0 && time.Now().Before(deadline) && !agent.exited() {
+		time.Sleep(500 * time.Millisecond)
+	}
+	lost := lostLines()
 	var ranges []string
 	for i := 0; i < len(lost); {
 		j := i
@@ -163,16 +165,16 @@ func TestFleetTokenRotationWrongOrder(t *testing.T) {
 	// The names as the collector serves them (and deploy/prometheus/alerts.yaml reads them).
 	const failedLogs, failedPoints = "otelcol_exporter_send_failed_log_records", "otelcol_exporter_send_failed_metric_points"
 	failed := scrapeCounters(t, metricsURL, failedLogs, failedPoints)
+	out := agent.out.String()
 	t.Logf("lines %d..%d; gateway switched at %d, agent fixed at %d (%v); lost %d lines (%.1f s: %v); agent send_failed: %v",
 		first, end, switched, fixed, window, len(lost), float64(len(lost))/10, ranges, failed)
 
-	// The limit, as documented: data sent with the refused token is dropped ...
-	require.NotEmpty(t, lost, "a collector that queues Unauthenticated batches: make deploy/README.md promise no loss")
-	// ... only within the window (a batch in flight at the switch, lines the watch had not yet
-	// picked up after the fix) ...
-	assert.GreaterOrEqual(t, lost[0], switched-30, "lost before the gateway switched")
-	assert.Less(t, lost[len(lost)-1], fixed+20, "lost after the agent was fixed")
-	// ... and counted where the alert reads it.
-	assert.GreaterOrEqual(t, failed[failedLogs], float64(len(lost)), "the dropped lines are counted in %s", failedLogs)
-	assert.Positive(t, failed[failedPoints], "the dropped metrics are counted in %s", failedPoints)
+	// A mistaken order delays data, it does not lose it ...
+	assert.Empty(t, lost, "lines lost in a wrong-order rotation")
+	assert.Zero(t, failed[failedLogs], "log records dropped by the agent (%s)", failedLogs)
+	assert.Zero(t, failed[failedPoints], "metric points dropped by the agent (%s)", failedPoints)
+	assert.Zero(t, strings.Count(out, "Dropping data"), "the agent drops nothing (its log: 'Exporting failed. Dropping data.')")
+	// ... and the agent says why it waits, and when it stops waiting.
+	assert.True(t, strings.Contains(out, "The server refuses this exporter's credentials"), "the agent logs the refusal (auth_retry)")
+	assert.True(t, strings.Contains(out, "The server accepts this exporter's credentials again"), "the agent logs the end of the refusal (auth_retry)")
 }

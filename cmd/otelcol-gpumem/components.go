@@ -3,6 +3,8 @@
 package main
 
 import (
+	authretryextension "github.com/gpumem/otelcol-gpumem/extension/authretryextension"
+	preauthextension "github.com/gpumem/otelcol-gpumem/extension/preauthextension"
 	hostidentityprocessor "github.com/gpumem/otelcol-gpumem/processor/hostidentityprocessor"
 	oomclassifier "github.com/gpumem/otelcol-gpumem/processor/oomclassifier"
 	gpumemreceiver "github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver"
@@ -56,6 +58,8 @@ func components() (otelcol.Factories, error) {
 		pprofextension.NewFactory(),
 		bearertokenauthextension.NewFactory(),
 		filestorage.NewFactory(),
+		preauthextension.NewFactory(),
+		authretryextension.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
@@ -65,6 +69,8 @@ func components() (otelcol.Factories, error) {
 		pprofextension.NewFactory().Type():           "github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension v0.165.1",
 		bearertokenauthextension.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.165.1",
 		filestorage.NewFactory().Type():              "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.165.1",
+		preauthextension.NewFactory().Type():         "github.com/gpumem/otelcol-gpumem v0.0.0",
+		authretryextension.NewFactory().Type():       "github.com/gpumem/otelcol-gpumem v0.0.0",
 	})
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
