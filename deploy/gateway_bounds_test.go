@@ -34,10 +34,11 @@ func TestGatewayConnectionBounds(t *testing.T) {
 	consumers, _ := get(agentPods(t)[0].config, "exporters", "otlp_grpc", "sending_queue", "num_consumers").(int)
 	assert.True(t, streams >= consumers && streams <= 8, "max_concurrent_streams %d: >= the agents' num_consumers (%d), <= 8", streams, consumers)
 	assert.Equal(t, receiverLimit, grpc["max_recv_msg_size_mib"])
-	// configgrpc has no max header list size: grpc-go's 8 KiB default (instead of 16 MiB of
-	// headers per stream read before the token is checked) is switched on in the Deployment.
-	v, _ := p.envValue("GRPC_GO_EXPERIMENTAL_ENABLE_8KB_DEFAULT_HEADER_LIST_SIZE")
-	assert.Equal(t, "true", v, "the gateway's gRPC header list is bounded (deploy/README.md)")
+	// configgrpc has no max header list size: grpc-go reads up to 16 MiB of headers per
+	// stream before the token is checked unless preauth, the receiver's middleware, bounds them.
+	headers, _ := get(p.config, "extensions", "preauth", "max_header_list_size").(int)
+	assert.True(t, headers >= 1024 && headers <= 16<<10,
+		"preauth max_header_list_size %d: the gateway's gRPC header list is bounded to a few KiB (deploy/README.md)", headers)
 	sp := mapAt(grpc, "keepalive", "server_parameters")
 	assert.LessOrEqual(t, within(sp["max_connection_idle"], "grpc max_connection_idle"), halfOpenLimit)
 	assert.LessOrEqual(t, within(sp["time"], "grpc keepalive time")+within(sp["timeout"], "grpc keepalive timeout"), time.Minute,

@@ -50,9 +50,9 @@ func procKiB(t *testing.T, pid int, field string) int64 {
 // gateway's max_concurrent_streams), 15 s or 100 requests a connection, whichever ends first.
 // "headers": each request's headers hold 12 MiB (below grpc-go's default 16 MiB header list);
 // "bodies": small headers, ~3.6 MiB bodies. Every request is refused and the gateway's peak
-// resident set grows by less than floodCeiling in both. Without
-// GRPC_GO_EXPERIMENTAL_ENABLE_8KB_DEFAULT_HEADER_LIST_SIZE in the Deployment the header flood
-// grew it by 158-205 MiB, without preauth the body flood by 208-256 MiB, on a loaded 2-core
+// resident set grows by less than floodCeiling in both. Without a header list bound (preauth's
+// max_header_list_size) the header flood grew it by 158-205 MiB, without preauth the body
+// flood by 208-256 MiB, on a loaded 2-core
 // machine (deploy/README.md, "Protecting the gateway").
 func TestGatewayUnauthenticatedFlood(t *testing.T) {
 	// 12 headers of 1 MiB of random letters (no HPACK table can index them).

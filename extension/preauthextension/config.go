@@ -2,10 +2,15 @@ package preauthextension
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
 )
+
+// minHeaderListSize is the least max_header_list_size accepted: an OTLP client's headers
+// (authorization, user-agent, content-type, grpc-encoding, te) and HTTP/2's 32 bytes per field.
+const minHeaderListSize = 1024
 
 // Config is the preauth extension's configuration.
 type Config struct {
@@ -15,6 +20,11 @@ type Config struct {
 	// HandshakeTimeout bounds a new connection from accept to the end of its TLS and HTTP/2
 	// handshake (grpc.ConnectionTimeout; grpc-go's default is 120 s).
 	HandshakeTimeout time.Duration `mapstructure:"handshake_timeout"`
+	// MaxHeaderListSize bounds, in bytes, the header list of a request (grpc.MaxHeaderListSize):
+	// grpc-go reads the whole list before the tap handle can check the token, up to 16 MiB a
+	// stream by default. The server announces it in its SETTINGS; a larger list closes the
+	// connection. Only this server: the collector's clients keep grpc-go's default.
+	MaxHeaderListSize uint32 `mapstructure:"max_header_list_size"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -28,6 +38,9 @@ func (c *Config) Validate() error {
 	}
 	if c.HandshakeTimeout <= 0 {
 		errs = append(errs, errors.New("'handshake_timeout' must be > 0"))
+	}
+	if c.MaxHeaderListSize < minHeaderListSize {
+		errs = append(errs, fmt.Errorf("'max_header_list_size' must be at least %d bytes (a request's token, user agent and encoding headers), got %d", minHeaderListSize, c.MaxHeaderListSize))
 	}
 	return errors.Join(errs...)
 }

@@ -19,8 +19,9 @@ func NewFactory() extension.Factory {
 func createDefaultConfig() component.Config {
 	// No authenticator: it names an extension of the user's config. 10 s is ample for a TLS
 	// 1.3 handshake across a cluster and a third of the 30 s in which the shipped gateway
-	// closes every other kind of half-open connection.
-	return &Config{HandshakeTimeout: 10 * time.Second}
+	// closes every other kind of half-open connection. 8 KiB of headers is what grpc-go
+	// announces as its next default, ten times an agent's.
+	return &Config{HandshakeTimeout: 10 * time.Second, MaxHeaderListSize: 8 << 10}
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {

@@ -59,7 +59,8 @@ func (p *preauth) Start(_ context.Context, host component.Host) error {
 	p.auth.Store(&srv)
 	p.logger.Info("Checking each gRPC stream's credentials before its request is read",
 		zap.String("authenticator", p.cfg.Authenticator.String()),
-		zap.Duration("handshake_timeout", p.cfg.HandshakeTimeout))
+		zap.Duration("handshake_timeout", p.cfg.HandshakeTimeout),
+		zap.Uint32("max_header_list_size", p.cfg.MaxHeaderListSize))
 	return nil
 }
 
@@ -75,6 +76,7 @@ func (p *preauth) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, er
 	return []grpc.ServerOption{
 		grpc.InTapHandle(p.tap),
 		grpc.ConnectionTimeout(p.cfg.HandshakeTimeout),
+		grpc.MaxHeaderListSize(p.cfg.MaxHeaderListSize),
 	}, nil
 }
 

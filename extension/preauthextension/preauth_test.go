@@ -123,6 +123,12 @@ func bigRequest() plogotlp.ExportRequest {
 
 func export(t *testing.T, addr, token string) error {
 	t.Helper()
+	return exportWith(t, addr, token)
+}
+
+// exportWith sends bigRequest with the token and the extra header key-value pairs kv.
+func exportWith(t *testing.T, addr, token string, kv ...string) error {
+	t.Helper()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
 	defer conn.Close()
@@ -131,6 +137,7 @@ func export(t *testing.T, addr, token string) error {
 	if token != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 	}
+	ctx = metadata.AppendToOutgoingContext(ctx, kv...)
 	_, err = plogotlp.NewGRPCClient(conn).Export(ctx, bigRequest())
 	return err
 }
@@ -188,8 +195,29 @@ func TestHandshakeTimeout(t *testing.T) {
 	}
 }
 
+// A request whose header list is larger than max_header_list_size is refused before the
+// token is even looked at (the connection is closed); without preauth grpc-go reads up to
+// 16 MiB of them. A list within the bound is served.
+func TestMaxHeaderListSize(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Authenticator = authID
+	big := strings.Repeat("h", 64<<10)
+	for _, withPreauth := range []bool{false, true} {
+		addr, _, ls := serve(t, cfg, withPreauth)
+		err := exportWith(t, addr, "good", "x-big", big)
+		if withPreauth {
+			require.Error(t, err, "64 KiB of headers over an 8 KiB bound")
+			assert.NotEqual(t, codes.Unauthenticated, status.Code(err), "refused for its size, not its token: %v", err)
+			assert.Zero(t, ls.accepted.Load())
+		} else {
+			require.NoError(t, err, "without preauth 64 KiB of headers are read")
+		}
+		require.NoError(t, exportWith(t, addr, "good", "x-small", strings.Repeat("h", 1<<10)), "preauth %v", withPreauth)
+	}
+}
+
 func TestStart(t *testing.T) {
-	cfg := &Config{Authenticator: authID, HandshakeTimeout: time.Second}
+	cfg := &Config{Authenticator: authID, HandshakeTimeout: time.Second, MaxHeaderListSize: 8192}
 	p := newPreauth(cfg, zap.NewNop())
 	assert.Equal(t, []component.ID{authID}, p.Dependencies(), "the authenticator starts first")
 	_, err := p.GetGRPCServerOptions(context.Background())
@@ -207,7 +235,7 @@ func TestStart(t *testing.T) {
 	require.NoError(t, p.Start(context.Background(), host{ext: map[component.ID]component.Component{authID: tokenAuth{}}}))
 	opts, err := p.GetGRPCServerOptions(context.Background())
 	require.NoError(t, err)
-	assert.Len(t, opts, 2)
+	assert.Len(t, opts, 3)
 	require.NoError(t, p.Shutdown(context.Background()))
 	require.NoError(t, newPreauth(cfg, zap.NewNop()).Shutdown(context.Background()), "safe without Start")
 }
