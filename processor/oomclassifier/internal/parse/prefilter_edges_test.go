@@ -19,7 +19,7 @@ func TestKeyWordAtTextEnds(t *testing.T) {
 		{"memory", 5, true},
 		{"emory", 4, false},
 	} {
-		if got := keyWordAt(tt.s, tt.i); got != tt.want {
+		if got := keyWordAt(tt.s, tt.i, false); got != tt.want {
 			t.Errorf("keyWordAt(%q, %d) = %v; want %v", tt.s, tt.i, got, tt.want)
 		}
 	}
