@@ -96,8 +96,8 @@ func word(p *byte, i int) uint64 {
 // bytes past its end zero.
 func shortWord(text string) uint64 {
 	var w uint64
-	for k := len(text) - 1; k >= 0; k-- {
-		w = w<<8 | uint64(text[k])
+	for k := range len(text) {
+		w |= uint64(text[k]) << (8 * k)
 	}
 	return w
 }
