@@ -18,6 +18,7 @@ import (
 //	"alloc"   Failed to allocate, OOM when allocating, ALLOC_FAILED, AllocFailed,
 //	          cudaMalloc failed, allocate CUDA0 buffer, ran out of memory trying to allocate
 //	"capac"   has a total capacity of / the 2.1 misspelling "capacty"
+//	"cuda"    a CUDA status stated only as a number: "CUDA error 2", "cudaError: 2" (cudaErrorTwo)
 //
 // or one of five that name no memory at all:
 //
@@ -26,18 +27,26 @@ import (
 //	"buffer maximum"  ggml Metal's "buffer '<name>' size N is larger than buffer maximum of M"
 //	"RetryOOM"  spark-rapids' RetryOOM / SplitAndRetryOOM ("retry" folded, "OOM" as written)
 //	"Dst tensor is not initialized"   TensorFlow's failed device copy destination
+//	"That was not possible"   the TPU runtime's "Attempting to reserve <h> … That was not possible"
+//	"Maximum pool size exceeded"   RMM's pool_memory_resource
+//	"Device" … "OOM"  HAMi-core's quota check, "[HAMI-core ERROR …]: Device 0 OOM 27147995136 / 25757220864"
+//	          (its "allocator.c" holds "alloc" only while the check stays in that file)
 //
 // Each holds a "key" that is rare in ordinary text: the 'y' of "memory",
 // "capacity" and "retry", the "ll" of "alloc", the "ff" of "cufft",
-// "insufficient" and "buffer" (case folded), and TensorFlow's capital 'D'
+// "insufficient" and "buffer", the "ud" of "cuda", the "si" of "possible"
+// and "size" (case folded), and
+// TensorFlow's capital 'D'
 // (its only other rare letter, the 'z', is in every ISO timestamp's "Z";
-// TF prints the sentence as written). MayBeOOMOrXid adds the capital 'V'
+// TF prints the sentence as written), which HAMi-core's "Device" shares.
+// MayBeOOMOrXid adds the capital 'V'
 // of the kernel driver's "NVRM: " tag (internal/xid), so that a collector
 // tells an ordinary record from both kinds in one read of its text.
 //
 // The scan reads the text eight bytes at a time and flags, in a few word
 // operations per key, the bytes that are a folded 'y', the second of two
-// folded 'l's or 'f's, or a 'D' or 'V' as written (SWAR, "SIMD within a
+// folded 'l's or 'f's, a folded 'd' after a 'u' or 'i' after an 's', or a
+// 'D' or 'V' as written (SWAR, "SIMD within a
 // register"); only at a flagged byte does it compare the whole word. A text
 // shorter than eight bytes is one word padded with zero bytes. A line
 // without a flag costs one pass of about thirty integer operations per eight
@@ -109,10 +118,12 @@ const dstUninitialized = "Dst tensor is not initialized"
 // keyBits flags, in the high bit of each byte, the key bytes of the word w
 // (prev: the word before it, folded, whose top byte precedes w's first): each
 // folded 'y', each folded 'l' or 'f' that equals the folded byte before it,
-// and each 'D' and 'V' as written. A key is a zero byte of w ^ key*ones
-// (folded or as written); a doubled letter is a zero byte of (x ^ key) |
-// (x ^ x-shifted-by-one-byte), zero only where both are: one test covers
-// "is the key" and "equals the byte before".
+// each folded 'd' after a folded 'u' and 'i' after an 's', and each 'D' and
+// 'V' as written. A key
+// is a zero byte of w ^ key*ones (folded or as written); a doubled letter is
+// a zero byte of (x ^ key) | (x ^ before), before being x shifted up one
+// byte, zero only where both are: one test covers "is the key" and "equals
+// the byte before"; a pair is a zero byte of (x ^ key) | (before ^ key').
 //
 // A zero byte v of a word u sets the high bit of that byte of u - ones, and
 // possibly (a borrow) of bytes above it, never of a byte below the lowest
@@ -123,12 +134,15 @@ const dstUninitialized = "Dst tensor is not initialized"
 // gives bytes < 0x80 in every tested word (but for the "same" part after a
 // non-ASCII byte, whose spurious flag only costs a verification).
 func keyBits(w, prev uint64) uint64 {
-	const ys, ls, fs, ds, vs = 'y' * ones, 'l' * ones, 'f' * ones, 'D' * ones, 'V' * ones
+	const ys, ls, fs, us, ds, ss, is = 'y' * ones, 'l' * ones, 'f' * ones, 'u' * ones, 'd' * ones, 's' * ones, 'i' * ones
+	const capD, capV = 'D' * ones, 'V' * ones
 	x := w | fold
-	same := x ^ (x<<8 | prev>>56)
+	before := x<<8 | prev>>56 // each byte's folded predecessor
+	same := x ^ before
 	y, l, f := x^ys, x^ls|same, x^fs|same
-	d, v := w^ds, w^vs
-	return ((y - ones) | (l - ones) | (f - ones) | (d - ones) | (v - ones)) &^ x & hi
+	ud, si := x^ds|before^us, x^is|before^ss
+	d, v := w^capD, w^capV
+	return ((y - ones) | (l - ones) | (f - ones) | (ud - ones) | (si - ones) | (d - ones) | (v - ones)) &^ x & hi
 }
 
 // keyWordIn checks each flagged byte of the word at text[i:i+8].
@@ -143,18 +157,30 @@ func keyWordIn(text string, i int, m uint64, xidToo bool) bool {
 
 // keyWordAt reports whether the key byte at i belongs to "memory", "capacity",
 // "capacty" or "retry" followed by "OOM" as written (a 'y' at i), "alloc"
-// (the second 'l' at i), "cufft", "insuff" or "buffer maximum" (the second
+// (the second 'l' at i), "cuda" (the 'd' at i), "possible" and "size" of the
+// phrases above (the 'i' at i), "cufft", "insuff" or "buffer maximum" (the second
 // 'f' at i), case-insensitively but for "OOM" and "er maximum"; or, as
-// written, to dstUninitialized (its 'D' at i) or, with xidToo, to the Xid
-// tag "NVRM: " (its 'V' at i).
+// written, to dstUninitialized or to a "Device" followed somewhere by "OOM"
+// (the 'D' at i), or, with xidToo, to the Xid tag "NVRM: " (its 'V' at i).
 func keyWordAt(s string, i int, xidToo bool) bool {
 	switch s[i] {
 	case 'D':
-		return strings.HasPrefix(s[i:], dstUninitialized)
+		// HAMi-core's "Device <d> OOM " is read with its line breaks taken as
+		// spaces too (parseText): any text between the two words passes.
+		if strings.HasPrefix(s[i:], dstUninitialized) || strings.HasPrefix(s[i:], "Device") && strings.Contains(s[i:], "OOM") {
+			return true
+		} // else it may be the 'd' of "CUDA"
 	case 'V':
 		return xidToo && i > 0 && xid.MayBeLine(s[i-1:min(len(s), i+5)])
 	}
 	switch s[i] | 0x20 {
+	case 'd':
+		return foldedSuffix(s[:i+1], "cud") && i+1 < len(s) && s[i+1]|0x20 == 'a'
+	case 'i':
+		// The two phrases are matched as written (allocPhrases); their other
+		// words may be apart from these by any line break or escape.
+		return foldedWordAt(s, i-4, "possible") && strings.Contains(s[:i], "That") ||
+			foldedWordAt(s, i-1, "size") && strings.Contains(s[i:], "exceeded")
 	case 'y':
 		// "memory" and "retry" end in "ry", "capacity" and "capacty" in "ty": one
 		// byte turns down most English words with a 'y'.
@@ -175,6 +201,11 @@ func keyWordAt(s string, i int, xidToo bool) bool {
 			strings.HasPrefix(s[i+1:], "er maximum") // ggml Metal's "larger than buffer maximum"
 	}
 	return false
+}
+
+// foldedWordAt reports whether s holds word (lower case) at i, ignoring ASCII case.
+func foldedWordAt(s string, i int, word string) bool {
+	return i >= 0 && i+len(word) <= len(s) && foldedSuffix(s[:i+len(word)], word)
 }
 
 // foldedSuffix reports whether s ends with word (lower case), ignoring ASCII case.

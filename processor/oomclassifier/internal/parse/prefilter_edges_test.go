@@ -18,6 +18,19 @@ func TestKeyWordAtTextEnds(t *testing.T) {
 		{"insuff", 5, true},
 		{"memory", 5, true},
 		{"emory", 4, false},
+		{"cuda", 2, true},
+		{"CUDA", 2, true},
+		{"cud", 2, false}, // "cuda" cut one byte short
+		{"xud", 2, false},
+		{"cda", 1, false},
+		{"That was not possible", 17, true},
+		{"That was not POSSIBLE", 17, true},
+		{"that was not possible", 17, false}, // "That" as written
+		{"That was not possibl", 17, false},
+		{"Maximum pool size exceeded", 14, true},
+		{"Maximum pool size Exceeded", 14, false},
+		{"pool siz exceeded", 6, false},
+		{"si", 1, false},
 	} {
 		if got := keyWordAt(tt.s, tt.i, false); got != tt.want {
 			t.Errorf("keyWordAt(%q, %d) = %v; want %v", tt.s, tt.i, got, tt.want)
@@ -50,6 +63,28 @@ func TestPrefilterRetryOOM(t *testing.T) {
 		{"will retry operation", false},
 		{"retryoom", false},
 		{"RetryOO", false},
+	} {
+		if got := mayBeOOM(tt.s); got != tt.want {
+			t.Errorf("mayBeOOM(%q) = %v; want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+// HAMi-core's quota check holds none of the folded keys once its source file is not
+// allocator.c (found by FuzzPrefilter): its "Device" … "OOM" passes on the 'D'.
+func TestPrefilterHAMiDeviceOOM(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"[HAMI-core ERROR]: Device 0 OOM ", true},
+		{"[HAMI-core ERROR (pid:25 thread=1 oom.c:53)]: Device 0 OOM 27147995136 / 25757220864", true},
+		{"[HAMI-core ERROR]: Device 0\nOOM 1 / 2", true},
+		{"Device 0 OOM", true},
+		{"Device 0 oom", false},
+		{"device 0 OOM", false},
+		{"[HAMI-core ERROR]: Devic 0 OOM", false},
+		{"Device 0: NVIDIA A100-SXM4-80GB", false},
 	} {
 		if got := mayBeOOM(tt.s); got != tt.want {
 			t.Errorf("mayBeOOM(%q) = %v; want %v", tt.s, got, tt.want)
