@@ -91,3 +91,31 @@ func TestPrefilterHAMiDeviceOOM(t *testing.T) {
 		}
 	}
 }
+
+// keyBits flags a word with no key byte nowhere: a spurious flag is allowed only above a
+// true one (a borrow), so a word of two-letter pairs that are no key must give none. Every
+// printable ASCII pair is tried at every position of a word, before and after a key-free
+// word and at a word's first byte.
+func TestKeyBitsNoKeyNoFlag(t *testing.T) {
+	isKey := func(before, c byte) bool {
+		f, b := c|0x20, before|0x20
+		return f == 'y' || (f == 'l' || f == 'f') && b == f || f == 'd' && b == 'u' || f == 'i' && b == 's' || c == 'D' || c == 'V'
+	}
+	for a := byte(' '); a < 0x7f; a++ {
+		for c := byte(' '); c < 0x7f; c++ {
+			if isKey(a, c) || isKey('x', a) || isKey(c, 'x') {
+				continue
+			}
+			for pos := 0; pos < 7; pos++ {
+				word := []byte("xxxxxxxx")
+				word[pos], word[pos+1] = a, c
+				if m := keyBits(shortWord(string(word)), 'x'<<56); m != 0 {
+					t.Fatalf("keyBits(%q) = %#x; want no flag", word, m)
+				}
+			}
+			if m := keyBits(shortWord(string([]byte{c, 'x', 'x', 'x', 'x', 'x', 'x', 'x'})), uint64(a|0x20)<<56); m != 0 && !isKey(a, c) {
+				t.Fatalf("keyBits(%q after %q) = %#x; want no flag", c, a, m)
+			}
+		}
+	}
+}
