@@ -291,7 +291,9 @@ func BenchmarkConsumeLogsEightHosts(b *testing.B) {
 //   - stock: a processorhelper logs processor that returns the batch (what any processor
 //     costs: the helper's item counting);
 //   - oom_classifier: the real factory's processor, default config;
-//   - prefilter_only: parse.MayBeOOM over each record's body, nothing else (the scan's floor);
+//   - prefilter_only: parse.MayBeOOMOrXid (the OOM and the Xid prefilter, the one pass the
+//     scan makes over an ordinary record's text) over each record's body, nothing else (the
+//     scan's floor);
 //   - prefilter_hot: the same over one batch again and again (what a microbenchmark sees).
 
 // Pipeline batch shape: resources × scopes × records, and the pool's size in batches.
@@ -417,7 +419,7 @@ func BenchmarkPipelineCold(b *testing.B) {
 			for j := 0; j < sls.Len(); j++ {
 				lrs := sls.At(j).LogRecords()
 				for k := 0; k < lrs.Len(); k++ {
-					if parse.MayBeOOM(lrs.At(k).Body().Str()) {
+					if parse.MayBeOOMOrXid(lrs.At(k).Body().Str()) {
 						return errors.New("an ordinary line passed the prefilter")
 					}
 				}

@@ -4,30 +4,7 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/plog"
-
-	"github.com/gpumem/otelcol-gpumem/internal/xid"
 )
-
-func TestMayBeXidLineAgreesWithXid(t *testing.T) {
-	for _, s := range []string{
-		"", "N", "V", "NV", "NVRM", "NVRM:", "NVRM: ", "xNVRM: Xid", "INFO VERBOSE NVRM: Xid (PCI:0000:3b:00): 79",
-		"VNVRM: ", "NNVRM: ", "NVRMNVRM: ", "nvrm: ", "INFO step=1", "[12.3] NVRM: GPU at PCI:0000:3b:00.0",
-	} {
-		if got, want := mayBeXidLine(s), xid.MayBeLine(s); got != want {
-			t.Errorf("mayBeXidLine(%q) = %v; xid.MayBeLine says %v", s, got, want)
-		}
-	}
-}
-
-func FuzzMayBeXidLine(f *testing.F) {
-	f.Add("kernel: NVRM: Xid (PCI:0000:3b:00): 79")
-	f.Add("INFO VERBOSE NV")
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := mayBeXidLine(s), xid.MayBeLine(s); got != want {
-			t.Fatalf("mayBeXidLine(%q) = %v; xid.MayBeLine says %v", s, got, want)
-		}
-	})
-}
 
 // ordinaryRecord vouches only for records the full path would pass over.
 func TestOrdinaryRecord(t *testing.T) {

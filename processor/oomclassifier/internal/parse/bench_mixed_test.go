@@ -103,3 +103,22 @@ func BenchmarkPrefilterShort(b *testing.B) {
 	}
 	clock.report(b)
 }
+
+// BenchmarkPrefilterShortOrXid is BenchmarkPrefilterShort through MayBeOOMOrXid, the one
+// pass the logs processor makes over every record's text (the OOM and the Xid prefilter).
+func BenchmarkPrefilterShortOrXid(b *testing.B) {
+	lines := make([]string, len(ordinaryLines))
+	for i, l := range ordinaryLines {
+		lines[i] = l[:60]
+	}
+	b.ReportAllocs()
+	clock := startCPUClock(b)
+	i := 0
+	for b.Loop() {
+		sinkBool = MayBeOOMOrXid(lines[i])
+		if i++; i == len(lines) {
+			i = 0
+		}
+	}
+	clock.report(b)
+}

@@ -3,8 +3,9 @@
 //
 // Parse runs on every log record body the oom_classifier processor sees, so
 // it is built in two stages: a prefilter (prefilter.go: one pass over the
-// text eight bytes at a time for three rare keys, then one vectorised search
-// for a capital D) that rejects ordinary text without allocating, then
+// text eight bytes at a time for a few rare keys; MayBeOOMOrXid also looks
+// for the Xid tag in that pass) that rejects ordinary text without
+// allocating, then
 // recognisers written against each framework's own message template (the
 // C++/Python source that prints it), tried from the most specific template
 // to the most generic. The recognisers' case-insensitive searches are

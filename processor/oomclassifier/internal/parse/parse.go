@@ -52,6 +52,11 @@ func Parse(text string) (Result, bool) {
 // certainly no OOM message, without building a Result.
 func MayBeOOM(text string) bool { return mayBeOOM(text) }
 
+// MayBeOOMOrXid is MayBeOOM(text) || xid.MayBeLine(text), in one pass over
+// text: for a caller that looks for both in every record (the logs
+// processor's scan), false means the text is neither an OOM nor an Xid line.
+func MayBeOOMOrXid(text string) bool { return prefilter(text, true) }
+
 // parseText is Parse after the prefilter.
 func parseText(text string) (Result, bool) {
 	// A terminal or a paste may break a message anywhere, even inside a

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"strings"
 	"unsafe"
+
+	"github.com/gpumem/otelcol-gpumem/internal/xid"
 )
 
 // The prefilter runs on every log record, so it must reject ordinary text in
@@ -16,6 +18,7 @@ import (
 //	"alloc"   Failed to allocate, OOM when allocating, ALLOC_FAILED, AllocFailed,
 //	          cudaMalloc failed, allocate CUDA0 buffer, ran out of memory trying to allocate
 //	"capac"   has a total capacity of / the 2.1 misspelling "capacty"
+//	"cuda"    a CUDA status stated only as a number: "CUDA error 2", "cudaError: 2" (cudaErrorTwo)
 //
 // or one of five that name no memory at all:
 //
@@ -24,24 +27,35 @@ import (
 //	"buffer maximum"  ggml Metal's "buffer '<name>' size N is larger than buffer maximum of M"
 //	"RetryOOM"  spark-rapids' RetryOOM / SplitAndRetryOOM ("retry" folded, "OOM" as written)
 //	"Dst tensor is not initialized"   TensorFlow's failed device copy destination
+//	"That was not possible"   the TPU runtime's "Attempting to reserve <h> … That was not possible"
+//	"Maximum pool size exceeded"   RMM's pool_memory_resource
+//	"Device" … "OOM"  HAMi-core's quota check, "[HAMI-core ERROR …]: Device 0 OOM 27147995136 / 25757220864"
+//	          (its "allocator.c" holds "alloc" only while the check stays in that file)
 //
-// All but the last hold a "key" that is rare in ordinary text: the 'y' of
-// "memory", "capacity" and "retry", the "ll" of "alloc", the "ff" of
-// "cufft", "insufficient" and "buffer" (case folded). The scan reads the
-// text eight bytes at a time and flags, in a few word operations per key,
-// the bytes that are a folded 'y' or the second of two folded 'l's or 'f's
-// (SWAR, "SIMD within a register"); only at a flagged byte does it compare
-// the whole word. A line without a flag costs about one pass of a few
-// integer operations per eight bytes. Each key costs every line about five
-// operations per eight bytes, so a new word is given a key only when it
-// holds none of these three: "RetryOOM" rides on the 'y' of "retry" (a
-// doubled-'o' key for it cost every line about a fifth more).
+// Each holds a "key" that is rare in ordinary text: the 'y' of "memory",
+// "capacity" and "retry", the "ll" of "alloc", the "ff" of "cufft",
+// "insufficient" and "buffer", the "ud" of "cuda", the "si" of "possible"
+// and "size" (case folded), and
+// TensorFlow's capital 'D'
+// (its only other rare letter, the 'z', is in every ISO timestamp's "Z";
+// TF prints the sentence as written), which HAMi-core's "Device" shares.
+// MayBeOOMOrXid adds the capital 'V'
+// of the kernel driver's "NVRM: " tag (internal/xid), so that a collector
+// tells an ordinary record from both kinds in one read of its text.
 //
-// TensorFlow's sentence has no such key: its only rare letter, the 'z', is
-// in every ISO timestamp's "Z". It is looked for last, as written (TF prints
-// it in that case), from each capital 'D' that the vectorised
-// strings.IndexByte finds: a few nanoseconds on a line, where a per-byte 'z'
-// key cost more on every timestamped line.
+// The scan reads the text eight bytes at a time and flags, in a few word
+// operations per key, the bytes that are a folded 'y', the second of two
+// folded 'l's or 'f's, a folded 'd' after a 'u' or 'i' after an 's', or a
+// 'D' or 'V' as written (SWAR, "SIMD within a
+// register"); only at a flagged byte does it compare the whole word. A text
+// shorter than eight bytes is one word padded with zero bytes. A line
+// without a flag costs one pass of about thirty integer operations per eight
+// bytes and no call. Measured on 60-byte lines (README, "What a record
+// costs"), the 'D' and 'V' keys cost less in the word than a vectorised
+// strings.IndexByte pass each: on a short line the call is most of a
+// search's cost. A new word is given a key only when it holds none of
+// these: "RetryOOM" rides on the 'y' of "retry" (a doubled-'o' key for it
+// cost every line about a fifth more).
 
 const (
 	hi   = 0x8080808080808080
@@ -49,123 +63,104 @@ const (
 	fold = 0x2020202020202020 // sets the ASCII lower-case bit
 )
 
-// zeroBytes has the high bit set in each byte of x that is zero, and
-// possibly in bytes above a zero byte (a borrow), never in a byte below the
-// lowest zero one. A spurious flag only costs a verification; a zero byte is
-// never missed, so no key word is.
-func zeroBytes(x uint64) uint64 {
-	return (x - ones) &^ x & hi
+// mayBeOOM reports whether text may hold an allocation failure: it holds one
+// of the key words above. It never allocates and never writes.
+func mayBeOOM(text string) bool { return prefilter(text, false) }
+
+// prefilter is mayBeOOM, or with xidToo MayBeOOMOrXid: one pass over text,
+// eight bytes at a time, then the last bytes in one word that overlaps the
+// bytes already read (their flags masked off), instead of a byte-by-byte loop.
+func prefilter(text string, xidToo bool) bool {
+	n := len(text)
+	if n < 8 {
+		m := keyBits(shortWord(text), 0) & (1<<(8*n) - 1)
+		return m != 0 && keyWordIn(text, 0, m, xidToo)
+	}
+	p := unsafe.StringData(text)
+	var prev uint64 // the previous word, folded; its top byte precedes this word's first
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		w := word(p, i)
+		x := w | fold
+		// keyBits(w, prev) spelled out: keyBits is over the compiler's inlining
+		// budget, and a call per word cost the loop three times its work.
+		if m := (foldedKeys(x, x<<8|prev>>56) | writtenKeys(w)) &^ x & hi; m != 0 && keyWordIn(text, i, m, xidToo) {
+			return true
+		}
+		prev = x
+	}
+	if i == n {
+		return false
+	}
+	j := n - 8 // >= 1: a text of eight bytes or more that is not a multiple of eight has nine
+	m := keyBits(word(p, j), uint64(text[j-1]|0x20)<<56) &^ (1<<(8*(i-j)) - 1)
+	return m != 0 && keyWordIn(text, j, m, xidToo)
 }
 
-// mayBeOOM reports whether text may hold an allocation failure: it holds one
-// of the key words above. It never allocates and never writes: the string's
-// bytes are viewed as a slice only to load eight at a time.
-func mayBeOOM(text string) bool {
-	b := unsafe.Slice(unsafe.StringData(text), len(text))
-	var prev uint64 // the previous folded word; its top byte precedes this word's first
-	i := 0
-	for ; len(b) >= 32; b, i = b[32:], i+32 {
-		x0 := binary.LittleEndian.Uint64(b[0:8]) | fold
-		x1 := binary.LittleEndian.Uint64(b[8:16]) | fold
-		x2 := binary.LittleEndian.Uint64(b[16:24]) | fold
-		x3 := binary.LittleEndian.Uint64(b[24:32]) | fold
-		p := prev
-		prev = x3
-		// One test for the 32 bytes keeps few values live; the rare
-		// block with a flag recomputes each word's flags.
-		if (keyBits(x0, p)|keyBits(x1, x0)|keyBits(x2, x1)|keyBits(x3, x2))&hi == 0 {
-			continue
-		}
-		if m := keyBits(x0, p) & hi; m != 0 && keyWordIn(text, i, m) {
-			return true
-		}
-		if m := keyBits(x1, x0) & hi; m != 0 && keyWordIn(text, i+8, m) {
-			return true
-		}
-		if m := keyBits(x2, x1) & hi; m != 0 && keyWordIn(text, i+16, m) {
-			return true
-		}
-		if m := keyBits(x3, x2) & hi; m != 0 && keyWordIn(text, i+24, m) {
-			return true
-		}
+// word loads text[i:i+8] (p: the text's bytes) as a little-endian word: the
+// text's first byte is the word's lowest. The fixed-size array spares a
+// bounds check per word; prefilter only asks for words inside the text.
+func word(p *byte, i int) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(p), i))[:])
+}
+
+// shortWord is a text of fewer than eight bytes as word would load it, the
+// bytes past its end zero.
+func shortWord(text string) uint64 {
+	var w uint64
+	for k := range len(text) {
+		w |= uint64(text[k]) << (8 * k)
 	}
-	for ; len(b) >= 8; b, i = b[8:], i+8 {
-		x := binary.LittleEndian.Uint64(b) | fold
-		m := keyBits(x, prev) & hi
-		prev = x
-		if m != 0 && keyWordIn(text, i, m) {
-			return true
-		}
-	}
-	if n := len(b); n > 0 && len(text) >= 8 {
-		// The last n < 8 bytes: the text's last eight bytes in one word,
-		// its flags in the bytes already scanned masked off, instead of a
-		// loop with a branch per byte (a 60-byte line has four such bytes).
-		j := len(text) - 8
-		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(text[j:]), 8)) | fold
-		var before uint64
-		if j > 0 {
-			before = uint64(text[j-1]|0x20) << 56
-		}
-		if m := keyBits(x, before) & hi &^ (1<<(8*(8-n)) - 1); m != 0 && keyWordIn(text, j, m) {
-			return true
-		}
-	} else {
-		for ; i < len(text); i++ {
-			c := text[i] | 0x20
-			if c == 'y' || ((c == 'l' || c == 'f') && i > 0 && text[i-1]|0x20 == c) {
-				if keyWordAt(text, i) {
-					return true
-				}
-			}
-		}
-	}
-	// A line holds few capital Ds; a body full of them goes to one
-	// vectorised substring search instead of a call per 'D'.
-	from := 0
-	for n := 0; n < 8; n, from = n+1, from+1 {
-		j := strings.IndexByte(text[from:], 'D')
-		if j < 0 {
-			return false
-		}
-		if from += j; strings.HasPrefix(text[from:], dstUninitialized) {
-			return true
-		}
-	}
-	return strings.Contains(text[from:], dstUninitialized)
+	return w
 }
 
 // dstUninitialized is tensorflow/core/common_runtime/gpu/gpu_util.cc
 // PrepareCopy's status when the copy's destination tensor got no buffer.
 const dstUninitialized = "Dst tensor is not initialized"
 
-// keyBits flags the key bytes of the folded word x (prev: the folded word
-// before it, whose top byte precedes x's first) in the high bit of each
-// byte, once masked with hi: each 'y', and each 'l' or 'f' that equals the
-// byte before it. A doubled letter is a zero byte of (x ^ key) | (x ^
-// x-shifted-by-one-byte): both must be zero, so one test covers "is the
-// key" and "equals the byte before". The final "& hi" is left to the caller
-// so that a block of words pays it once.
+// keyBits flags, in the high bit of each byte, the key bytes of the word w
+// (prev: the word before it, folded, whose top byte precedes w's first): each
+// folded 'y', each folded 'l' or 'f' that equals the folded byte before it,
+// each folded 'd' after a folded 'u' and 'i' after an 's', and each 'D' and
+// 'V' as written. A key
+// is a zero byte of w ^ key*ones (folded or as written); a doubled letter is
+// a zero byte of (x ^ key) | (x ^ before), before being x shifted up one
+// byte, zero only where both are: one test covers "is the key" and "equals
+// the byte before"; a pair is a zero byte of (x ^ key) | (before ^ key').
 //
-// A zero byte v of a word w sets the high bit of that byte of w - ones
-// (zeroBytes). zeroBytes also clears the flags of bytes >= 0x81, which the
-// subtraction leaves set; here that is done once for the three keys, with
-// x's own high bits: a key byte is ASCII, so the bytes of x >= 0x80 (UTF-8
-// text) are never keys, and an ASCII byte of x gives bytes < 0x80 in all
-// three words (but for the "same" part after a non-ASCII byte, whose
-// spurious flag only costs a verification). Three zeroBytes would cost
-// every line four more operations per eight bytes.
-func keyBits(x, prev uint64) uint64 {
-	const ys, ls, fs = 'y' * ones, 'l' * ones, 'f' * ones
-	same := x ^ (x<<8 | prev>>56)
+// A zero byte v of a word u sets the high bit of that byte of u - ones, and
+// possibly (a borrow) of bytes above it, never of a byte below the lowest
+// zero one: a spurious flag only costs a verification, and a key is never
+// missed. The subtraction also sets the high bit of bytes >= 0x81; "&^ x"
+// clears those once for all keys, with the word's own high bits: a key byte
+// is ASCII, so a byte >= 0x80 (UTF-8 text) is never one, and an ASCII byte
+// gives bytes < 0x80 in every tested word (but for the "same" part after a
+// non-ASCII byte, whose spurious flag only costs a verification).
+func keyBits(w, prev uint64) uint64 {
+	x := w | fold
+	return (foldedKeys(x, x<<8|prev>>56) | writtenKeys(w)) &^ x & hi
+}
+
+// foldedKeys is keyBits' part for the folded keys, before "&^ x & hi": x is
+// the folded word, before each byte's folded predecessor.
+func foldedKeys(x, before uint64) uint64 {
+	const ys, ls, fs, us, ds, ss, is = 'y' * ones, 'l' * ones, 'f' * ones, 'u' * ones, 'd' * ones, 's' * ones, 'i' * ones
+	same := x ^ before
 	y, l, f := x^ys, x^ls|same, x^fs|same
-	return ((y - ones) | (l - ones) | (f - ones)) &^ x
+	ud, si := (x^ds)|(before^us), (x^is)|(before^ss)
+	return (y - ones) | (l - ones) | (f - ones) | (ud - ones) | (si - ones)
+}
+
+// writtenKeys is keyBits' part for the keys as written, before "&^ x & hi".
+func writtenKeys(w uint64) uint64 {
+	const capD, capV = 'D' * ones, 'V' * ones
+	return (w ^ capD - ones) | (w ^ capV - ones)
 }
 
 // keyWordIn checks each flagged byte of the word at text[i:i+8].
-func keyWordIn(text string, i int, m uint64) bool {
+func keyWordIn(text string, i int, m uint64, xidToo bool) bool {
 	for ; m != 0; m &= m - 1 {
-		if keyWordAt(text, i+bits.TrailingZeros64(m)>>3) {
+		if keyWordAt(text, i+bits.TrailingZeros64(m)>>3, xidToo) {
 			return true
 		}
 	}
@@ -174,10 +169,30 @@ func keyWordIn(text string, i int, m uint64) bool {
 
 // keyWordAt reports whether the key byte at i belongs to "memory", "capacity",
 // "capacty" or "retry" followed by "OOM" as written (a 'y' at i), "alloc"
-// (the second 'l' at i), "cufft", "insuff" or "buffer maximum" (the second
-// 'f' at i), case-insensitively but for "OOM" and "er maximum".
-func keyWordAt(s string, i int) bool {
+// (the second 'l' at i), "cuda" (the 'd' at i), "possible" and "size" of the
+// phrases above (the 'i' at i), "cufft", "insuff" or "buffer maximum" (the second
+// 'f' at i), case-insensitively but for "OOM" and "er maximum"; or, as
+// written, to dstUninitialized or to a "Device" followed somewhere by "OOM"
+// (the 'D' at i), or, with xidToo, to the Xid tag "NVRM: " (its 'V' at i).
+func keyWordAt(s string, i int, xidToo bool) bool {
+	switch s[i] {
+	case 'D':
+		// HAMi-core's "Device <d> OOM " is read with its line breaks taken as
+		// spaces too (parseText): any text between the two words passes.
+		if strings.HasPrefix(s[i:], dstUninitialized) || strings.HasPrefix(s[i:], "Device") && strings.Contains(s[i:], "OOM") {
+			return true
+		} // else it may be the 'd' of "CUDA"
+	case 'V':
+		return xidToo && i > 0 && xid.MayBeLine(s[i-1:min(len(s), i+5)])
+	}
 	switch s[i] | 0x20 {
+	case 'd':
+		return foldedSuffix(s[:i+1], "cud") && i+1 < len(s) && s[i+1]|0x20 == 'a'
+	case 'i':
+		// The two phrases are matched as written (allocPhrases); their other
+		// words may be apart from these by any line break or escape.
+		return foldedWordAt(s, i-4, "possible") && strings.Contains(s[:i], "That") ||
+			foldedWordAt(s, i-1, "size") && strings.Contains(s[i:], "exceeded")
 	case 'y':
 		// "memory" and "retry" end in "ry", "capacity" and "capacty" in "ty": one
 		// byte turns down most English words with a 'y'.
@@ -198,6 +213,11 @@ func keyWordAt(s string, i int) bool {
 			strings.HasPrefix(s[i+1:], "er maximum") // ggml Metal's "larger than buffer maximum"
 	}
 	return false
+}
+
+// foldedWordAt reports whether s holds word (lower case) at i, ignoring ASCII case.
+func foldedWordAt(s string, i int, word string) bool {
+	return i >= 0 && i+len(word) <= len(s) && foldedSuffix(s[:i+len(word)], word)
 }
 
 // foldedSuffix reports whether s ends with word (lower case), ignoring ASCII case.

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -9,10 +10,13 @@ import (
 // case: a text holding one of them, in any letter case, must pass; and so
 // must one holding one of writtenWords with its first part in any case and
 // the rest as written, or dstUninitialized as written.
-var prefilterWords = []string{"memory", "capacity", "capacty", "alloc", "cufft", "insuff"}
+var prefilterWords = []string{"memory", "capacity", "capacty", "alloc", "cuda", "cufft", "insuff"}
 
 // writtenWords: the folded part, then the part compared as written.
 var writtenWords = [][2]string{{"retry", "OOM"}, {"buff", "er maximum"}}
+
+// writtenPhrases pass as written: TensorFlow's, the TPU runtime's, RMM's and HAMi-core's.
+var writtenPhrases = []string{dstUninitialized, "That was not possible", "Maximum pool size exceeded", "Device 0 OOM"}
 
 // referenceMayBeOOM is the plain definition mayBeOOM must agree with.
 func referenceMayBeOOM(text string) bool {
@@ -33,7 +37,12 @@ func referenceMayBeOOM(text string) bool {
 			from = i + 1
 		}
 	}
-	return strings.Contains(text, dstUninitialized)
+	for _, p := range writtenPhrases {
+		if strings.Contains(text, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutPrefilter is Parse minus its prefilter: what the recognisers alone
@@ -47,14 +56,14 @@ func withoutPrefilter(text string) bool {
 // byte scan, in any letter case, including across word boundaries and in the
 // byte-wise tail.
 func TestPrefilterKeyWordsEveryOffset(t *testing.T) {
-	words := append([]string{dstUninitialized}, prefilterWords...)
+	words := append(append([]string(nil), writtenPhrases...), prefilterWords...)
 	for _, w := range writtenWords {
 		words = append(words, w[0]+"\x00"+w[1])
 	}
 	for _, w := range words {
 		folded, written, _ := strings.Cut(w, "\x00")
 		for _, word := range []string{folded, strings.ToUpper(folded), mixedCase(folded)} {
-			if w == dstUninitialized {
+			if slices.Contains(writtenPhrases, w) {
 				word = w // looked for as written
 			}
 			word += written
