@@ -67,10 +67,13 @@ const (
 // of the key words above. It never allocates and never writes.
 func mayBeOOM(text string) bool { return prefilter(text, false) }
 
-// prefilter is mayBeOOM, or with xidToo MayBeOOMOrXid: one pass over text,
-// eight bytes at a time, then the last bytes in one word that overlaps the
-// bytes already read (their flags masked off), instead of a byte-by-byte loop.
-func prefilter(text string, xidToo bool) bool {
+// prefilterSWAR is mayBeOOM, or with xidToo MayBeOOMOrXid, in portable Go:
+// one pass over text, eight bytes at a time, then the last bytes in one word
+// that overlaps the bytes already read (their flags masked off), instead of a
+// byte-by-byte loop. prefilter is this function where there is no vectorised
+// flag pass (prefilter_generic.go), and the reference the amd64 one is tested
+// against (prefilter_amd64.go).
+func prefilterSWAR(text string, xidToo bool) bool {
 	n := len(text)
 	if n < 8 {
 		m := keyBits(shortWord(text), 0) & (1<<(8*n) - 1)
@@ -207,10 +210,13 @@ func keyWordAt(s string, i int, xidToo bool) bool {
 		}
 		return false
 	case 'l':
-		return i >= 2 && s[i-2]|0x20 == 'a' && i+2 < len(s) && s[i+1]|0x20 == 'o' && s[i+2]|0x20 == 'c'
+		// The "ll" is checked here too, as for every key: the word pass may flag
+		// a byte that is no key (a borrow, a byte >= 0x80 before it), the
+		// vectorised one never does, and both must say the same.
+		return foldedSuffix(s[:i+1], "all") && i+2 < len(s) && s[i+1]|0x20 == 'o' && s[i+2]|0x20 == 'c'
 	case 'f':
 		return (foldedSuffix(s[:i+1], "cuff") && i+1 < len(s) && s[i+1]|0x20 == 't') || foldedSuffix(s[:i+1], "insuff") ||
-			strings.HasPrefix(s[i+1:], "er maximum") // ggml Metal's "larger than buffer maximum"
+			foldedSuffix(s[:i+1], "ff") && strings.HasPrefix(s[i+1:], "er maximum") // ggml Metal's "larger than buffer maximum"
 	}
 	return false
 }

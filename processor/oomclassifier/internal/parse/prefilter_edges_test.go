@@ -119,3 +119,33 @@ func TestKeyBitsNoKeyNoFlag(t *testing.T) {
 		}
 	}
 }
+
+// keyWordAt checks the whole key at a doubled letter, as at every other key:
+// the word pass may flag an 'l' or 'f' that follows no other (a byte >= 0x80
+// before it), and its answer must not depend on that.
+func TestKeyWordAtDoubledLetterOnly(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		i    int
+		want bool
+	}{
+		{"alloc", 2, true},
+		{"aLLoc", 2, true},
+		{"aXloc", 2, false},
+		{"a\xedloc", 2, false},
+		{"buffer maximum", 3, true},
+		{"BUFFer maximum", 3, true},
+		{"xfer maximum", 1, false},
+		{"fer maximum", 0, false},
+		{"\xedfer maximum", 1, false},
+	} {
+		if got := keyWordAt(tt.s, tt.i, false); got != tt.want {
+			t.Errorf("keyWordAt(%q, %d) = %v; want %v", tt.s, tt.i, got, tt.want)
+		}
+	}
+	for _, s := range []string{"a\xedloc", "\xedfer maximum", "a\xcdloc"} {
+		if prefilterSWAR(s, false) || prefilter(s, false) {
+			t.Errorf("prefilter(%q) = true", s)
+		}
+	}
+}

@@ -1,0 +1,28 @@
+//go:build amd64 && !purego
+
+package parse
+
+// prefilter is prefilterSWAR with the flagging done sixteen bytes at a time
+// in SSE2 (prefilter_amd64.s, baseline on every amd64, so no CPU check):
+// nextKey returns the next key byte, and keyWordAt decides there as it does
+// for the word pass. An ordinary line is one call and no flag. nextKey flags
+// exactly the key bytes (the word pass may flag a few more, which keyWordAt
+// turns down), so both say the same of every text.
+func prefilter(text string, xidToo bool) bool {
+	for i := nextKey(text, 0); i < len(text); i = nextKey(text, i+1) {
+		if keyWordAt(text, i, xidToo) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextKey returns the index of the first key byte of text at or after from,
+// or len(text) if there is none; from must be >= 0. A key byte is, with
+// folded = b|0x20 and before the folded byte preceding it (none for the
+// text's first byte): folded 'y'; folded 'l' or 'f' with before the same;
+// folded 'd' with before 'u'; folded 'i' with before 's'; 'D' or 'V' as
+// written. It reads only text's bytes.
+//
+//go:noescape
+func nextKey(text string, from int) int

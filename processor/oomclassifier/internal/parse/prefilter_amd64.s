@@ -1,0 +1,207 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// nextKey's constants, sixteen copies of a byte each: the case fold bit, then
+// the bytes it compares with, in the order of X6-X15 below.
+DATA keys<>+0x00(SB)/8, $0x2020202020202020 // X6: the ASCII lower-case bit
+DATA keys<>+0x08(SB)/8, $0x2020202020202020
+DATA keys<>+0x10(SB)/8, $0x7979797979797979 // X7: 'y'
+DATA keys<>+0x18(SB)/8, $0x7979797979797979
+DATA keys<>+0x20(SB)/8, $0x6c6c6c6c6c6c6c6c // X8: 'l'
+DATA keys<>+0x28(SB)/8, $0x6c6c6c6c6c6c6c6c
+DATA keys<>+0x30(SB)/8, $0x6666666666666666 // X9: 'f'
+DATA keys<>+0x38(SB)/8, $0x6666666666666666
+DATA keys<>+0x40(SB)/8, $0x6464646464646464 // X10: 'd'
+DATA keys<>+0x48(SB)/8, $0x6464646464646464
+DATA keys<>+0x50(SB)/8, $0x7575757575757575 // X11: 'u'
+DATA keys<>+0x58(SB)/8, $0x7575757575757575
+DATA keys<>+0x60(SB)/8, $0x6969696969696969 // X12: 'i'
+DATA keys<>+0x68(SB)/8, $0x6969696969696969
+DATA keys<>+0x70(SB)/8, $0x7373737373737373 // X13: 's'
+DATA keys<>+0x78(SB)/8, $0x7373737373737373
+DATA keys<>+0x80(SB)/8, $0x4444444444444444 // X14: 'D'
+DATA keys<>+0x88(SB)/8, $0x4444444444444444
+DATA keys<>+0x90(SB)/8, $0x5656565656565656 // X15: 'V'
+DATA keys<>+0x98(SB)/8, $0x5656565656565656
+GLOBL keys<>(SB), RODATA|NOPTR, $160
+
+// FLAGS sets bit k of AX (bits 16-31 zero) when byte k of X0 is a key byte,
+// X1 holding the byte before each of X0's; it clobbers X0-X5. Every compare
+// is an exact byte equality: b|0x20 equals one of the folded letters only
+// for that letter in either case, and a byte >= 0x80 equals none of them.
+// SSE2's compares overwrite their destination, hence a copy before each.
+#define FLAGS \
+	MOVO     X0, X2;  PCMPEQB X14, X2; \ // 'D' as written
+	MOVO     X0, X3;  PCMPEQB X15, X3; \ // 'V' as written
+	POR      X3, X2;  \
+	POR      X6, X0;  \                  // folded
+	POR      X6, X1;  \                  // before, folded
+	MOVO     X0, X3;  PCMPEQB X7, X3;  \ // 'y'
+	POR      X3, X2;  \
+	MOVO     X0, X3;  PCMPEQB X1, X3;  \ // same as before
+	MOVO     X0, X4;  PCMPEQB X8, X4;  \ // 'l'
+	MOVO     X0, X5;  PCMPEQB X9, X5;  \ // 'f'
+	POR      X5, X4;  PAND    X3, X4;  \ // "ll" or "ff"
+	POR      X4, X2;  \
+	MOVO     X0, X3;  PCMPEQB X10, X3; \ // 'd'
+	MOVO     X1, X4;  PCMPEQB X11, X4; \ // after 'u'
+	PAND     X4, X3;  POR     X3, X2;  \
+	MOVO     X0, X3;  PCMPEQB X12, X3; \ // 'i'
+	MOVO     X1, X4;  PCMPEQB X13, X4; \ // after 's'
+	PAND     X4, X3;  POR     X3, X2;  \
+	PMOVMSKB X2, AX
+
+// func nextKey(text string, from int) int
+//
+// Blocks of sixteen bytes from from on, each compared with the fifteen bytes
+// before it and its first byte's predecessor loaded as one more unaligned
+// block (one byte back); the text's first block has a zero shifted in for
+// the byte before its first (no key is after a zero), as the word pass has.
+// The last bytes are the text's last sixteen, the bytes already seen shifted
+// off the mask, and a text shorter than sixteen bytes is gathered into a
+// register with loads that stay inside it: nothing past the text is read.
+// X15 is free here: nextKey is ABI0, and its Go callers' wrapper zeroes it
+// again on return.
+TEXT ·nextKey(SB), NOSPLIT, $0-32
+	MOVQ  text_base+0(FP), SI
+	MOVQ  text_len+8(FP), BX
+	MOVQ  from+16(FP), DI
+	CMPQ  DI, BX
+	JAE   none
+	MOVOU keys<>+0x00(SB), X6
+	MOVOU keys<>+0x10(SB), X7
+	MOVOU keys<>+0x20(SB), X8
+	MOVOU keys<>+0x30(SB), X9
+	MOVOU keys<>+0x40(SB), X10
+	MOVOU keys<>+0x50(SB), X11
+	MOVOU keys<>+0x60(SB), X12
+	MOVOU keys<>+0x70(SB), X13
+	MOVOU keys<>+0x80(SB), X14
+	MOVOU keys<>+0x90(SB), X15
+	CMPQ  BX, $16
+	JB    short
+	TESTQ DI, DI
+	JNZ   blocks
+
+	// The text's first block: a zero before its first byte.
+	MOVOU  (SI), X0
+	MOVO   X0, X1
+	PSLLDQ $1, X1
+	FLAGS
+	TESTL  AX, AX
+	JNZ    found
+	MOVQ   $16, DI
+
+blocks:
+	LEAQ  16(DI), DX
+	CMPQ  DX, BX
+	JA    tail
+	MOVOU (SI)(DI*1), X0
+	MOVOU -1(SI)(DI*1), X1 // DI >= 1 here
+	FLAGS
+	TESTL AX, AX
+	JNZ   found
+	ADDQ  $16, DI
+	JMP   blocks
+
+tail:
+	// from <= DI < len < DI+16: the last sixteen bytes start at DX = len-16,
+	// and bits 0 to DI-DX-1 of their mask were seen before (or precede from).
+	CMPQ  DI, BX
+	JAE   none
+	LEAQ  -16(BX), DX
+	TESTQ DX, DX
+	JZ    tail0
+	MOVOU (SI)(DX*1), X0
+	MOVOU -1(SI)(DX*1), X1
+
+tailflags:
+	FLAGS
+	MOVQ  DI, CX
+	SUBQ  DX, CX
+	SHRL  CX, AX
+	TESTL AX, AX
+	JZ    none
+	JMP   found
+
+tail0:
+	// A text of exactly sixteen bytes asked from from > 0: its first block again.
+	MOVOU  (SI), X0
+	MOVO   X0, X1
+	PSLLDQ $1, X1
+	JMP    tailflags
+
+short:
+	// 0 <= from < len < 16. Gather the text into AX (bytes 0-7) and DX
+	// (bytes 8-15), the bytes past its end zero, with two loads from each
+	// end that overlap in the middle, as memmove does for short copies.
+	CMPQ BX, $8
+	JB   lt8
+	MOVQ (SI), AX
+	MOVQ -8(SI)(BX*1), DX // bytes len-8 to len-1
+	MOVQ $15, CX
+	SUBQ BX, CX
+	SHLQ $3, CX
+	SHRQ CX, DX
+	SHRQ $8, DX           // 8*(16-len) bits in all, 64 for len 8: bytes 8 to len-1
+	JMP  gathered
+
+lt8:
+	CMPQ BX, $4
+	JB   lt4
+	MOVL (SI), AX
+	MOVL -4(SI)(BX*1), DX // bytes len-4 to len-1, shifted to their places
+	LEAQ -4(BX), CX
+	SHLQ $3, CX
+	SHLQ CX, DX
+	ORQ  DX, AX
+	XORL DX, DX
+	JMP  gathered
+
+lt4:
+	// 1 to 3 bytes: the first, the middle and the last cover them all.
+	MOVBQZX (SI), AX
+	MOVBQZX -1(SI)(BX*1), DX
+	LEAQ    -1(BX), CX
+	SHLQ    $3, CX
+	SHLQ    CX, DX
+	ORQ     DX, AX
+	MOVQ    BX, CX
+	SHRQ    $1, CX
+	MOVBQZX (SI)(CX*1), DX
+	SHLQ    $3, CX
+	SHLQ    CX, DX
+	ORQ     DX, AX
+	XORL    DX, DX
+
+gathered:
+	MOVQ       AX, X0
+	MOVQ       DX, X1
+	PUNPCKLQDQ X1, X0
+	MOVO       X0, X1
+	PSLLDQ     $1, X1
+	FLAGS
+
+	// A zero byte is no key, but keep the mask to the text all the same,
+	// then drop the bytes before from.
+	MOVL $1, DX
+	MOVQ BX, CX
+	SHLL CX, DX
+	DECL DX
+	ANDL DX, AX
+	MOVQ DI, CX
+	SHRL CX, AX
+	TESTL AX, AX
+	JZ   none
+
+found:
+	// AX: the flags of the bytes from DI on.
+	BSFL AX, AX
+	ADDQ DI, AX
+	MOVQ AX, ret+24(FP)
+	RET
+
+none:
+	MOVQ BX, ret+24(FP)
+	RET

@@ -1,0 +1,119 @@
+//go:build amd64 && !purego
+
+package parse
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// isKeyAt is the definition nextKey must meet, a byte at a time: the byte at
+// k with the folded byte before it (none at the text's first byte).
+func isKeyAt(text string, k int) bool {
+	c := text[k]
+	f, before := c|0x20, byte(0) // 0: no byte before; no key follows a zero
+	if k > 0 {
+		before = text[k-1] | 0x20
+	}
+	return f == 'y' || (f == 'l' || f == 'f') && before == f ||
+		f == 'd' && before == 'u' || f == 'i' && before == 's' || c == 'D' || c == 'V'
+}
+
+// checkNextKey compares nextKey(text, from) with the definition for every
+// from in 0..len(text), and prefilter with the word pass it replaces.
+func checkNextKey(t *testing.T, text string) {
+	t.Helper()
+	want := len(text)
+	for from := len(text); from >= 0; from-- {
+		if from < len(text) && isKeyAt(text, from) {
+			want = from
+		}
+		if got := nextKey(text, from); got != want {
+			t.Fatalf("nextKey(%q, %d) = %d; want %d", text, from, got, want)
+		}
+	}
+	for _, xidToo := range []bool{false, true} {
+		if got, want := prefilter(text, xidToo), prefilterSWAR(text, xidToo); got != want {
+			t.Fatalf("prefilter(%q, %v) = %v; the word pass says %v", text, xidToo, got, want)
+		}
+	}
+}
+
+// keyPatterns: every key in each case, near misses of each (a pair's halves
+// swapped or alone, the letter with bit 7 set), and bytes >= 0x80 before a
+// key letter (where the word pass may flag spuriously).
+var keyPatterns = []string{
+	"y", "Y", "ll", "LL", "lL", "ff", "Ff", "ud", "UD", "uD", "si", "SI", "sI", "D", "V",
+	"l", "f", "d", "i", "u", "s", "lf", "fl", "du", "is", "sd", "ui", "v", "dst",
+	"\xf9", "\xd9", "\xcc\xcc", "\xec\xec", "\xe6\xe6", "\xf5\xe4", "\xf3\xe9", "\xc4", "\xd6",
+	"\xedl", "\xcdl", "\xedf", "\xf5d", "\xf3i", "l\xec", "\x80y", "\xff\xff",
+	"alloc", "cuda", "cufft", "memory", "possible", "size", "NVRM: ", "Device OOM",
+	"a\xedloc", "\xedfer maximum", "\xcdfer maximum", "ufer maximum",
+}
+
+// Every length from 0 to 80 with each pattern at every offset, on fillers of
+// no key, of key letters that are no key alone, and of bytes >= 0x80: the
+// first block, the blocks after it, the overlapping last block and every way
+// of gathering a text shorter than a block.
+func TestNextKeyEveryLengthAndOffset(t *testing.T) {
+	for _, fill := range []byte{'x', 'l', 'u', 's', 'd', 'i', 'f', 0x80, 0xed, 0xff, 0} {
+		for n := 0; n <= 80; n++ {
+			base := strings.Repeat(string([]byte{fill}), n)
+			checkNextKey(t, base)
+			for _, p := range keyPatterns {
+				for off := 0; off+len(p) <= n; off++ {
+					checkNextKey(t, base[:off]+p+base[off+len(p):])
+				}
+			}
+		}
+	}
+}
+
+func TestNextKeyCorpusAndOrdinaryLines(t *testing.T) {
+	for _, c := range loadCited(t) {
+		checkNextKey(t, c.Text)
+	}
+	for _, l := range ordinaryLines {
+		checkNextKey(t, l)
+		for n := range len(l) { // every prefix: every tail and short length on real text
+			checkNextKey(t, l[:n])
+		}
+	}
+}
+
+// Random texts over an alphabet dense in key letters, their cases and their
+// bytes with bit 7 set, of every length up to 300.
+func TestNextKeyRandom(t *testing.T) {
+	const alphabet = "yYlLfFdDuUiIsSvVxX NRM:O\x80\xd9\xf9\xec\xcc\xed\xe4\xc4\xd6\xf5\xf3\xe9\xff\x00\x20"
+	r := rand.New(rand.NewPCG(17, 5))
+	b := make([]byte, 300)
+	for range 20000 {
+		n := r.IntN(len(b) + 1)
+		for k := range n {
+			if r.IntN(4) == 0 {
+				b[k] = byte(r.IntN(256))
+			} else {
+				b[k] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		checkNextKey(t, string(b[:n]))
+	}
+}
+
+// FuzzFlagsAsmEqualsGo: nextKey meets the definition at every position of
+// any text, and prefilter says what the word pass says.
+func FuzzFlagsAsmEqualsGo(f *testing.F) {
+	for _, c := range loadCited(f) {
+		f.Add(c.Text)
+	}
+	for _, l := range ordinaryLines {
+		f.Add(l)
+	}
+	for _, p := range keyPatterns {
+		f.Add("xxxxxxxxxxxxxxx" + p)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		checkNextKey(t, text)
+	})
+}
