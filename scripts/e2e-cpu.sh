@@ -175,7 +175,7 @@ go tool pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 -unit=ms "$
 		name = $6; for (i = 7; i <= NF; i++) name = name " " $i
 		short = name; sub(/.*\//, "", short); sub(/ \(inline\)$/, "", short)
 		want = 0
-		if (short ~ /^parse\.(mayBeOOM|MayBeOOM|MayBeOOMOrXid|prefilter|keyWordIn|keyWordAt|keyBits)$/) want = 1
+		if (short ~ /^parse\.(mayBeOOM|MayBeOOM|MayBeOOMOrXid|prefilter|prefilterSWAR|nextKey|keyWordIn|keyWordAt|keyBits)$/) want = 1
 		if (short ~ /^oomclassifier\.(ordinaryRecord|mayBeXidLine|\(\*logsProcessor\)\.(scan|processLogs)|newStreams)$/) want = 1
 		if (short ~ /^processorhelper\.NewLogs\.func1$/ || short ~ /^xid\.MayBeLine$/ || short ~ /^strings\.IndexByte$/) want = 1
 		if (want) rows[short] = sprintf("  %-42s flat %6.1f  cum %6.1f ns/record", short, ms($1) * 1e6 / n, ms($4) * 1e6 / n)

@@ -52,6 +52,42 @@ GLOBL keys<>(SB), RODATA|NOPTR, $160
 	PAND     X4, X3;  POR     X3, X2;  \
 	PMOVMSKB X2, AX
 
+// FLAGS32 is FLAGS in AVX2 over 32 bytes, Y0 and Y1 for X0 and X1, the
+// constants in Y6-Y15: all 32 bits of AX are flags. AVX's compares take a
+// separate destination, so no copies.
+#define FLAGS32 \
+	VPCMPEQB  Y14, Y0, Y2; \ // 'D' as written
+	VPCMPEQB  Y15, Y0, Y3; \ // 'V' as written
+	VPOR      Y3, Y2, Y2;  \
+	VPOR      Y6, Y0, Y0;  \ // folded
+	VPOR      Y6, Y1, Y1;  \ // before, folded
+	VPCMPEQB  Y7, Y0, Y3;  \ // 'y'
+	VPOR      Y3, Y2, Y2;  \
+	VPCMPEQB  Y1, Y0, Y3;  \ // same as before
+	VPCMPEQB  Y8, Y0, Y4;  \ // 'l'
+	VPCMPEQB  Y9, Y0, Y5;  \ // 'f'
+	VPOR      Y5, Y4, Y4;  \
+	VPAND     Y3, Y4, Y4;  \ // "ll" or "ff"
+	VPOR      Y4, Y2, Y2;  \
+	VPCMPEQB  Y10, Y0, Y3; \ // 'd'
+	VPCMPEQB  Y11, Y1, Y4; \ // after 'u'
+	VPAND     Y4, Y3, Y3;  \
+	VPOR      Y3, Y2, Y2;  \
+	VPCMPEQB  Y12, Y0, Y3; \ // 'i'
+	VPCMPEQB  Y13, Y1, Y4; \ // after 's'
+	VPAND     Y4, Y3, Y3;  \
+	VPOR      Y3, Y2, Y2;  \
+	VPMOVMSKB Y2, AX
+
+// FIRST32 loads the text's first 32 bytes into Y0 and the same shifted up one
+// byte, a zero first, into Y1: VPALIGNR shifts within each 16-byte lane, so
+// the byte that crosses from the low lane to the high one comes from a copy
+// of the low lane moved up (VPERM2I128), the low lane of that copy zero.
+#define FIRST32 \
+	VMOVDQU    (SI), Y0;          \
+	VPERM2I128 $0x08, Y0, Y0, Y1; \
+	VPALIGNR   $15, Y1, Y0, Y1
+
 // func nextKey(text string, from int) int
 //
 // Blocks of sixteen bytes from from on, each compared with the fifteen bytes
@@ -61,14 +97,20 @@ GLOBL keys<>(SB), RODATA|NOPTR, $160
 // The last bytes are the text's last sixteen, the bytes already seen shifted
 // off the mask, and a text shorter than sixteen bytes is gathered into a
 // register with loads that stay inside it: nothing past the text is read.
-// X15 is free here: nextKey is ABI0, and its Go callers' wrapper zeroes it
-// again on return.
+// X15 is free here: nextKey is ABI0, and the compiler zeroes X15 (and
+// reloads R14) after every call from Go into ABI0 code.
 TEXT ·nextKey(SB), NOSPLIT, $0-32
 	MOVQ  text_base+0(FP), SI
 	MOVQ  text_len+8(FP), BX
 	MOVQ  from+16(FP), DI
 	CMPQ  DI, BX
 	JAE   none
+	CMPQ  BX, $32
+	JB    sse2
+	CMPB  ·useAVX2(SB), $0
+	JNE   avx2
+
+sse2:
 	MOVOU keys<>+0x00(SB), X6
 	MOVOU keys<>+0x10(SB), X7
 	MOVOU keys<>+0x20(SB), X8
@@ -205,3 +247,68 @@ found:
 none:
 	MOVQ BX, ret+24(FP)
 	RET
+
+avx2:
+	// The SSE2 path's blocks, 32 bytes each, for texts of 32 bytes or more
+	// (a 60-byte line is two blocks instead of four). VZEROUPPER before
+	// every return: SSE code after dirty upper halves pays a transition.
+	VBROADCASTI128 keys<>+0x00(SB), Y6
+	VBROADCASTI128 keys<>+0x10(SB), Y7
+	VBROADCASTI128 keys<>+0x20(SB), Y8
+	VBROADCASTI128 keys<>+0x30(SB), Y9
+	VBROADCASTI128 keys<>+0x40(SB), Y10
+	VBROADCASTI128 keys<>+0x50(SB), Y11
+	VBROADCASTI128 keys<>+0x60(SB), Y12
+	VBROADCASTI128 keys<>+0x70(SB), Y13
+	VBROADCASTI128 keys<>+0x80(SB), Y14
+	VBROADCASTI128 keys<>+0x90(SB), Y15
+	TESTQ          DI, DI
+	JNZ            blocks32
+	FIRST32
+	FLAGS32
+	TESTL          AX, AX
+	JNZ            found32
+	MOVQ           $32, DI
+
+blocks32:
+	LEAQ    32(DI), DX
+	CMPQ    DX, BX
+	JA      tail32
+	VMOVDQU (SI)(DI*1), Y0
+	VMOVDQU -1(SI)(DI*1), Y1 // DI >= 1 here
+	FLAGS32
+	TESTL   AX, AX
+	JNZ     found32
+	ADDQ    $32, DI
+	JMP     blocks32
+
+tail32:
+	// As tail, with the last 32 bytes.
+	CMPQ    DI, BX
+	JAE     none32
+	LEAQ    -32(BX), DX
+	TESTQ   DX, DX
+	JZ      tail32first
+	VMOVDQU (SI)(DX*1), Y0
+	VMOVDQU -1(SI)(DX*1), Y1
+
+tail32flags:
+	FLAGS32
+	MOVQ  DI, CX
+	SUBQ  DX, CX
+	SHRL  CX, AX
+	TESTL AX, AX
+	JZ    none32
+
+found32:
+	VZEROUPPER
+	JMP found
+
+none32:
+	VZEROUPPER
+	JMP none
+
+tail32first:
+	// A text of exactly 32 bytes asked from from > 0.
+	FIRST32
+	JMP tail32flags

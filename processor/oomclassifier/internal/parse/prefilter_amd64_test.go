@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/cpu"
 )
 
 // isKeyAt is the definition nextKey must meet, a byte at a time: the byte at
@@ -21,8 +23,18 @@ func isKeyAt(text string, k int) bool {
 }
 
 // checkNextKey compares nextKey(text, from) with the definition for every
-// from in 0..len(text), and prefilter with the word pass it replaces.
+// from in 0..len(text), and prefilter with the word pass it replaces, on the
+// SSE2 path and, where the CPU has it, on the AVX2 one.
 func checkNextKey(t *testing.T, text string) {
+	t.Helper()
+	defer func(was bool) { useAVX2 = was }(useAVX2)
+	for _, avx2 := range []bool{false, cpu.X86.HasAVX2} {
+		useAVX2 = avx2
+		checkNextKeyPath(t, text)
+	}
+}
+
+func checkNextKeyPath(t *testing.T, text string) {
 	t.Helper()
 	want := len(text)
 	for from := len(text); from >= 0; from-- {
@@ -30,12 +42,12 @@ func checkNextKey(t *testing.T, text string) {
 			want = from
 		}
 		if got := nextKey(text, from); got != want {
-			t.Fatalf("nextKey(%q, %d) = %d; want %d", text, from, got, want)
+			t.Fatalf("nextKey(%q, %d) = %d; want %d (AVX2 %v)", text, from, got, want, useAVX2)
 		}
 	}
 	for _, xidToo := range []bool{false, true} {
 		if got, want := prefilter(text, xidToo), prefilterSWAR(text, xidToo); got != want {
-			t.Fatalf("prefilter(%q, %v) = %v; the word pass says %v", text, xidToo, got, want)
+			t.Fatalf("prefilter(%q, %v) = %v; the word pass says %v (AVX2 %v)", text, xidToo, got, want, useAVX2)
 		}
 	}
 }
