@@ -129,3 +129,34 @@ func FuzzFlagsAsmEqualsGo(f *testing.F) {
 		checkNextKey(t, text)
 	})
 }
+
+// BenchmarkPrefilterShortPaths is BenchmarkPrefilterShortOrXid on each of
+// nextKey's paths, to tell whether AVX2's 32-byte blocks pay on 60-byte lines.
+func BenchmarkPrefilterShortPaths(b *testing.B) {
+	lines := make([]string, len(ordinaryLines))
+	for i, l := range ordinaryLines {
+		lines[i] = l[:60]
+	}
+	defer func(was bool) { useAVX2 = was }(useAVX2)
+	for _, path := range []struct {
+		name string
+		avx2 bool
+	}{{"sse2", false}, {"avx2", true}} {
+		if path.avx2 && !cpu.X86.HasAVX2 {
+			continue
+		}
+		b.Run(path.name, func(b *testing.B) {
+			useAVX2 = path.avx2
+			b.ReportAllocs()
+			clock := startCPUClock(b)
+			i := 0
+			for b.Loop() {
+				sinkBool = MayBeOOMOrXid(lines[i])
+				if i++; i == len(lines) {
+					i = 0
+				}
+			}
+			clock.report(b)
+		})
+	}
+}
