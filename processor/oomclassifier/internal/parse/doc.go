@@ -3,7 +3,8 @@
 //
 // Parse runs on every log record body the oom_classifier processor sees, so
 // it is built in two stages: a prefilter (prefilter.go: one pass over the
-// text eight bytes at a time for a few rare keys; MayBeOOMOrXid also looks
+// text, 16 or 32 bytes at a time in vector registers on amd64 and eight
+// elsewhere, for a few rare keys; MayBeOOMOrXid also looks
 // for the Xid tag in that pass) that rejects ordinary text without
 // allocating, then
 // recognisers written against each framework's own message template (the

@@ -43,19 +43,24 @@ import (
 // of the kernel driver's "NVRM: " tag (internal/xid), so that a collector
 // tells an ordinary record from both kinds in one read of its text.
 //
-// The scan reads the text eight bytes at a time and flags, in a few word
-// operations per key, the bytes that are a folded 'y', the second of two
-// folded 'l's or 'f's, a folded 'd' after a 'u' or 'i' after an 's', or a
-// 'D' or 'V' as written (SWAR, "SIMD within a
-// register"); only at a flagged byte does it compare the whole word. A text
-// shorter than eight bytes is one word padded with zero bytes. A line
-// without a flag costs one pass of about thirty integer operations per eight
-// bytes and no call. Measured on 60-byte lines (README, "What a record
-// costs"), the 'D' and 'V' keys cost less in the word than a vectorised
-// strings.IndexByte pass each: on a short line the call is most of a
-// search's cost. A new word is given a key only when it holds none of
-// these: "RetryOOM" rides on the 'y' of "retry" (a doubled-'o' key for it
-// cost every line about a fifth more).
+// The scan flags the bytes that are a folded 'y', the second of two folded
+// 'l's or 'f's, a folded 'd' after a 'u' or 'i' after an 's', or a 'D' or
+// 'V' as written; only at a flagged byte does keyWordAt compare the whole
+// word. On amd64 the flags come from vector compares, 32 or 16 bytes at a
+// time (prefilter_amd64.s; the purego build tag turns it off); elsewhere
+// prefilterSWAR below reads the text eight bytes at a time and flags in a
+// few word operations per key (SWAR, "SIMD within a register"), a text
+// shorter than eight bytes being one word padded with zero bytes: about
+// fifty integer operations per eight bytes and no call, against about
+// twenty vector operations per 32 bytes for AVX2 (README, "What a record
+// costs"). The two passes flag the same key bytes; the word pass may flag
+// a few more (a borrow, a byte >= 0x80 before a letter), which keyWordAt
+// turns down, so the two answer the same for every text. Each key is one
+// compare per block in the vector pass, so a key costs little there; in
+// the word pass the 'D' and 'V' keys cost less than a strings.IndexByte
+// pass each on a short line. A new word is given a key only when it holds
+// none of these: "RetryOOM" rides on the 'y' of "retry" (a doubled-'o' key
+// for it cost the word pass about a fifth more on every line).
 
 const (
 	hi   = 0x8080808080808080
