@@ -72,50 +72,33 @@ var sinkBool bool
 
 // BenchmarkPrefilterOrdinary is mayBeOOM alone over the ordinary lines: what
 // every log record pays.
-func BenchmarkPrefilterOrdinary(b *testing.B) {
-	b.ReportAllocs()
-	clock := startCPUClock(b)
-	i := 0
-	for b.Loop() {
-		sinkBool = mayBeOOM(ordinaryLines[i])
-		if i++; i == len(ordinaryLines) {
-			i = 0
-		}
-	}
-	clock.report(b)
-}
+func BenchmarkPrefilterOrdinary(b *testing.B) { benchPrefilter(b, ordinaryLines, mayBeOOM) }
 
 // BenchmarkPrefilterShort is mayBeOOM over the ordinary lines cut to 60 bytes, the length
 // the e2e run of issue 17 item 5 sends: per-line fixed costs weigh more there.
-func BenchmarkPrefilterShort(b *testing.B) {
-	lines := make([]string, len(ordinaryLines))
-	for i, l := range ordinaryLines {
-		lines[i] = l[:60]
-	}
-	b.ReportAllocs()
-	clock := startCPUClock(b)
-	i := 0
-	for b.Loop() {
-		sinkBool = mayBeOOM(lines[i])
-		if i++; i == len(lines) {
-			i = 0
-		}
-	}
-	clock.report(b)
-}
+func BenchmarkPrefilterShort(b *testing.B) { benchPrefilter(b, shortLines(), mayBeOOM) }
 
 // BenchmarkPrefilterShortOrXid is BenchmarkPrefilterShort through MayBeOOMOrXid, the one
 // pass the logs processor makes over every record's text (the OOM and the Xid prefilter).
-func BenchmarkPrefilterShortOrXid(b *testing.B) {
+func BenchmarkPrefilterShortOrXid(b *testing.B) { benchPrefilter(b, shortLines(), MayBeOOMOrXid) }
+
+// shortLines are the ordinary lines cut to 60 bytes.
+func shortLines() []string {
 	lines := make([]string, len(ordinaryLines))
 	for i, l := range ordinaryLines {
 		lines[i] = l[:60]
 	}
+	return lines
+}
+
+// benchPrefilter runs prefilter over lines, one line per op, round and round, with the
+// process's CPU time per op.
+func benchPrefilter(b *testing.B, lines []string, prefilter func(string) bool) {
 	b.ReportAllocs()
 	clock := startCPUClock(b)
 	i := 0
 	for b.Loop() {
-		sinkBool = MayBeOOMOrXid(lines[i])
+		sinkBool = prefilter(lines[i])
 		if i++; i == len(lines) {
 			i = 0
 		}

@@ -133,10 +133,7 @@ func FuzzFlagsAsmEqualsGo(f *testing.F) {
 // BenchmarkPrefilterShortPaths is BenchmarkPrefilterShortOrXid on each of
 // nextKey's paths, to tell whether AVX2's 32-byte blocks pay on 60-byte lines.
 func BenchmarkPrefilterShortPaths(b *testing.B) {
-	lines := make([]string, len(ordinaryLines))
-	for i, l := range ordinaryLines {
-		lines[i] = l[:60]
-	}
+	lines := shortLines()
 	defer func(was bool) { useAVX2 = was }(useAVX2)
 	for _, path := range []struct {
 		name string
@@ -147,16 +144,7 @@ func BenchmarkPrefilterShortPaths(b *testing.B) {
 		}
 		b.Run(path.name, func(b *testing.B) {
 			useAVX2 = path.avx2
-			b.ReportAllocs()
-			clock := startCPUClock(b)
-			i := 0
-			for b.Loop() {
-				sinkBool = MayBeOOMOrXid(lines[i])
-				if i++; i == len(lines) {
-					i = 0
-				}
-			}
-			clock.report(b)
+			benchPrefilter(b, lines, MayBeOOMOrXid)
 		})
 	}
 }
