@@ -32,35 +32,38 @@ import (
 //	"Device" … "OOM"  HAMi-core's quota check, "[HAMI-core ERROR …]: Device 0 OOM 27147995136 / 25757220864"
 //	          (its "allocator.c" holds "alloc" only while the check stays in that file)
 //
-// Each holds a "key" that is rare in ordinary text: the 'y' of "memory",
-// "capacity" and "retry", the "ll" of "alloc", the "ff" of "cufft",
-// "insufficient" and "buffer", the "ud" of "cuda", the "si" of "possible"
-// and "size" (case folded), and
-// TensorFlow's capital 'D'
-// (its only other rare letter, the 'z', is in every ISO timestamp's "Z";
-// TF prints the sentence as written), which HAMi-core's "Device" shares.
-// MayBeOOMOrXid adds the capital 'V'
-// of the kernel driver's "NVRM: " tag (internal/xid), so that a collector
-// tells an ordinary record from both kinds in one read of its text.
+// Each holds a "key" that is rare in ordinary text: the "ry" of "memory"
+// and "retry" and the "ty" of "capacity" and "capacty", the "ll" of "alloc",
+// the "ff" of "cufft", "insufficient" and "buffer", the "ud" of "cuda", the
+// "si" of "possible" and "size" (case folded), and, as written, the "Ds" of
+// TensorFlow's "Dst" and the "De" of HAMi-core's "Device" (TF prints the
+// sentence as written; its only other rare letter, the 'z', is in every ISO
+// timestamp's "Z"). MayBeOOMOrXid adds the capital 'V' of the kernel
+// driver's "NVRM: " tag (internal/xid), so that a collector tells an
+// ordinary record from both kinds in one read of its text. Every key but the
+// 'V' is a pair, a byte and the byte before it: a 'y' alone is in "bytes",
+// "latency", "sync" and "key", and a 'D' alone in every "DEBUG", and on
+// ordinary 60-byte lines each such stop cost a verification and a second
+// scan (issue 17 item 5).
 //
-// The scan flags the bytes that are a folded 'y', the second of two folded
-// 'l's or 'f's, a folded 'd' after a 'u' or 'i' after an 's', or a 'D' or
-// 'V' as written; only at a flagged byte does keyWordAt compare the whole
-// word. On amd64 the flags come from vector compares, 32 or 16 bytes at a
-// time (prefilter_amd64.s; the purego build tag turns it off); elsewhere
+// The scan flags the second byte of each pair, a folded 'y' after an 'r' or
+// a 't', the second of two folded 'l's or 'f's, a folded 'd' after a 'u' or
+// 'i' after an 's', an 'e' or 's' after a 'D' as written, and a 'V' as
+// written; only at a flagged byte does keyWordAt compare the whole word. On
+// amd64 the flags come from vector compares, 32 or 16 bytes at a time
+// (prefilter_amd64.s; the purego build tag turns it off); elsewhere
 // prefilterSWAR below reads the text eight bytes at a time and flags in a
 // few word operations per key (SWAR, "SIMD within a register"), a text
 // shorter than eight bytes being one word padded with zero bytes: about
-// fifty integer operations per eight bytes and no call, against about
-// twenty vector operations per 32 bytes for AVX2 (README, "What a record
+// sixty integer operations per eight bytes and no call, against about
+// thirty vector operations per 32 bytes for AVX2 (README, "What a record
 // costs"). The two passes flag the same key bytes; the word pass may flag
 // a few more (a borrow, a byte >= 0x80 before a letter), which keyWordAt
 // turns down, so the two answer the same for every text. Each key is one
-// compare per block in the vector pass, so a key costs little there; in
-// the word pass the 'D' and 'V' keys cost less than a strings.IndexByte
-// pass each on a short line. A new word is given a key only when it holds
-// none of these: "RetryOOM" rides on the 'y' of "retry" (a doubled-'o' key
-// for it cost the word pass about a fifth more on every line).
+// or two compares per block in the vector pass, so a key costs little
+// there. A new word is given a key only when it holds none of these:
+// "RetryOOM" rides on the "ry" of "retry" (a doubled-'o' key for it cost
+// the word pass about a fifth more on every line).
 
 const (
 	hi   = 0x8080808080808080
@@ -85,23 +88,23 @@ func prefilterSWAR(text string, xidToo bool) bool {
 		return m != 0 && keyWordIn(text, 0, m, xidToo)
 	}
 	p := unsafe.StringData(text)
-	var prev uint64 // the previous word, folded; its top byte precedes this word's first
+	var prev uint64 // the previous word; its top byte precedes this word's first
 	i := 0
 	for ; i+8 <= n; i += 8 {
 		w := word(p, i)
-		x := w | fold
+		x, before := w|fold, w<<8|prev>>56
 		// keyBits(w, prev) spelled out: keyBits is over the compiler's inlining
 		// budget, and a call per word cost the loop three times its work.
-		if m := (foldedKeys(x, x<<8|prev>>56) | writtenKeys(w)) &^ x & hi; m != 0 && keyWordIn(text, i, m, xidToo) {
+		if m := (foldedKeys(x, before|fold) | writtenKeys(w, before)) &^ x & hi; m != 0 && keyWordIn(text, i, m, xidToo) {
 			return true
 		}
-		prev = x
+		prev = w
 	}
 	if i == n {
 		return false
 	}
 	j := n - 8 // >= 1: a text of eight bytes or more that is not a multiple of eight has nine
-	m := keyBits(word(p, j), uint64(text[j-1]|0x20)<<56) &^ (1<<(8*(i-j)) - 1)
+	m := keyBits(word(p, j), uint64(text[j-1])<<56) &^ (1<<(8*(i-j)) - 1)
 	return m != 0 && keyWordIn(text, j, m, xidToo)
 }
 
@@ -127,14 +130,15 @@ func shortWord(text string) uint64 {
 const dstUninitialized = "Dst tensor is not initialized"
 
 // keyBits flags, in the high bit of each byte, the key bytes of the word w
-// (prev: the word before it, folded, whose top byte precedes w's first): each
-// folded 'y', each folded 'l' or 'f' that equals the folded byte before it,
-// each folded 'd' after a folded 'u' and 'i' after an 's', and each 'D' and
-// 'V' as written. A key
-// is a zero byte of w ^ key*ones (folded or as written); a doubled letter is
-// a zero byte of (x ^ key) | (x ^ before), before being x shifted up one
-// byte, zero only where both are: one test covers "is the key" and "equals
-// the byte before"; a pair is a zero byte of (x ^ key) | (before ^ key').
+// (prev: the word before it, whose top byte precedes w's first): each folded
+// 'y' after a folded 'r' or 't', each folded 'l' or 'f' that equals the
+// folded byte before it, each folded 'd' after a folded 'u' and 'i' after an
+// 's', each 'e' and 's' after a 'D', all three as written, and each 'V' as
+// written. A key is a zero byte of w ^ key*ones (folded or as written); a
+// doubled letter is a zero byte of (x ^ key) | (x ^ before), before being x
+// shifted up one byte, zero only where both are: one test covers "is the
+// key" and "equals the byte before"; a pair is a zero byte of
+// (x ^ key) | (before ^ key').
 //
 // A zero byte v of a word u sets the high bit of that byte of u - ones, and
 // possibly (a borrow) of bytes above it, never of a byte below the lowest
@@ -142,27 +146,31 @@ const dstUninitialized = "Dst tensor is not initialized"
 // missed. The subtraction also sets the high bit of bytes >= 0x81; "&^ x"
 // clears those once for all keys, with the word's own high bits: a key byte
 // is ASCII, so a byte >= 0x80 (UTF-8 text) is never one, and an ASCII byte
-// gives bytes < 0x80 in every tested word (but for the "same" part after a
-// non-ASCII byte, whose spurious flag only costs a verification).
+// gives bytes < 0x80 in every tested word (but for a pair's first half after
+// a non-ASCII byte, whose spurious flag only costs a verification).
 func keyBits(w, prev uint64) uint64 {
-	x := w | fold
-	return (foldedKeys(x, x<<8|prev>>56) | writtenKeys(w)) &^ x & hi
+	x, before := w|fold, w<<8|prev>>56
+	return (foldedKeys(x, before|fold) | writtenKeys(w, before)) &^ x & hi
 }
 
 // foldedKeys is keyBits' part for the folded keys, before "&^ x & hi": x is
 // the folded word, before each byte's folded predecessor.
 func foldedKeys(x, before uint64) uint64 {
-	const ys, ls, fs, us, ds, ss, is = 'y' * ones, 'l' * ones, 'f' * ones, 'u' * ones, 'd' * ones, 's' * ones, 'i' * ones
-	same := x ^ before
-	y, l, f := x^ys, x^ls|same, x^fs|same
+	const ys, rs, ts = 'y' * ones, 'r' * ones, 't' * ones
+	const ls, fs, us, ds, ss, is = 'l' * ones, 'f' * ones, 'u' * ones, 'd' * ones, 's' * ones, 'i' * ones
+	same, y := x^before, x^ys
+	ry, ty := y|(before^rs), y|(before^ts)
+	l, f := x^ls|same, x^fs|same
 	ud, si := (x^ds)|(before^us), (x^is)|(before^ss)
-	return (y - ones) | (l - ones) | (f - ones) | (ud - ones) | (si - ones)
+	return (ry - ones) | (ty - ones) | (l - ones) | (f - ones) | (ud - ones) | (si - ones)
 }
 
-// writtenKeys is keyBits' part for the keys as written, before "&^ x & hi".
-func writtenKeys(w uint64) uint64 {
-	const capD, capV = 'D' * ones, 'V' * ones
-	return (w ^ capD - ones) | (w ^ capV - ones)
+// writtenKeys is keyBits' part for the keys as written, before "&^ x & hi":
+// w is the word, before each byte's predecessor.
+func writtenKeys(w, before uint64) uint64 {
+	const capD, es, ss, capV = 'D' * ones, 'e' * ones, 's' * ones, 'V' * ones
+	d := before ^ capD
+	return ((w ^ es | d) - ones) | ((w ^ ss | d) - ones) | ((w ^ capV) - ones)
 }
 
 // keyWordIn checks each flagged byte of the word at text[i:i+8].
@@ -180,16 +188,20 @@ func keyWordIn(text string, i int, m uint64, xidToo bool) bool {
 // (the second 'l' at i), "cuda" (the 'd' at i), "possible" and "size" of the
 // phrases above (the 'i' at i), "cufft", "insuff" or "buffer maximum" (the second
 // 'f' at i), case-insensitively but for "OOM" and "er maximum"; or, as
-// written, to dstUninitialized or to a "Device" followed somewhere by "OOM"
-// (the 'D' at i), or, with xidToo, to the Xid tag "NVRM: " (its 'V' at i).
+// written, to dstUninitialized (its 's' at i) or to a "Device" followed
+// somewhere by "OOM" (its 'e' at i), or, with xidToo, to the Xid tag "NVRM: "
+// (its 'V' at i). Each checks its key's byte before i too: the word pass may
+// flag a byte without it.
 func keyWordAt(s string, i int, xidToo bool) bool {
 	switch s[i] {
-	case 'D':
+	case 's', 'e':
 		// HAMi-core's "Device <d> OOM " is read with its line breaks taken as
 		// spaces too (parseText): any text between the two words passes.
-		if strings.HasPrefix(s[i:], dstUninitialized) || strings.HasPrefix(s[i:], "Device") && strings.Contains(s[i:], "OOM") {
-			return true
-		} // else it may be the 'd' of "CUDA"
+		if i == 0 || s[i-1] != 'D' {
+			return false
+		}
+		d := s[i-1:]
+		return strings.HasPrefix(d, dstUninitialized) || strings.HasPrefix(d, "Device") && strings.Contains(d, "OOM")
 	case 'V':
 		return xidToo && i > 0 && xid.MayBeLine(s[i-1:min(len(s), i+5)])
 	}
@@ -202,8 +214,8 @@ func keyWordAt(s string, i int, xidToo bool) bool {
 		return foldedWordAt(s, i-4, "possible") && strings.Contains(s[:i], "That") ||
 			foldedWordAt(s, i-1, "size") && strings.Contains(s[i:], "exceeded")
 	case 'y':
-		// "memory" and "retry" end in "ry", "capacity" and "capacty" in "ty": one
-		// byte turns down most English words with a 'y'.
+		// "memory" and "retry" end in "ry", "capacity" and "capacty" in "ty" (the
+		// vector pass flags no other 'y'; the word pass may).
 		if i < 4 { // "retry"
 			return false
 		}

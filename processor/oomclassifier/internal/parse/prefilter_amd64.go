@@ -25,11 +25,12 @@ func prefilter(text string, xidToo bool) bool {
 }
 
 // nextKey returns the index of the first key byte of text at or after from,
-// or len(text) if there is none; from must be >= 0. A key byte is, with
-// folded = b|0x20 and before the folded byte preceding it (none for the
-// text's first byte): folded 'y'; folded 'l' or 'f' with before the same;
-// folded 'd' with before 'u'; folded 'i' with before 's'; 'D' or 'V' as
-// written. It reads only text's bytes.
+// or len(text) if there is none; from must be >= 0. A key byte b is, with
+// folded = b|0x20 and before the byte preceding it (none for the text's
+// first byte), folded too but where it says "as written": folded 'y' with
+// before 'r' or 't'; folded 'l' or 'f' with before the same; folded 'd' with
+// before 'u'; folded 'i' with before 's'; 'e' or 's' as written with before
+// 'D' as written; 'V' as written. It reads only text's bytes.
 //
 //go:noescape
 func nextKey(text string, from int) int

@@ -3,7 +3,7 @@
 #include "textflag.h"
 
 // nextKey's constants, sixteen copies of a byte each: the case fold bit, then
-// the bytes it compares with, in the order of X6-X15 below.
+// the folded bytes it compares with, in the order of X6-X15 below.
 DATA keys<>+0x00(SB)/8, $0x2020202020202020 // X6: the ASCII lower-case bit
 DATA keys<>+0x08(SB)/8, $0x2020202020202020
 DATA keys<>+0x10(SB)/8, $0x7979797979797979 // X7: 'y'
@@ -18,13 +18,31 @@ DATA keys<>+0x50(SB)/8, $0x7575757575757575 // X11: 'u'
 DATA keys<>+0x58(SB)/8, $0x7575757575757575
 DATA keys<>+0x60(SB)/8, $0x6969696969696969 // X12: 'i'
 DATA keys<>+0x68(SB)/8, $0x6969696969696969
-DATA keys<>+0x70(SB)/8, $0x7373737373737373 // X13: 's'
+DATA keys<>+0x70(SB)/8, $0x7373737373737373 // X13: 's' (also as written)
 DATA keys<>+0x78(SB)/8, $0x7373737373737373
-DATA keys<>+0x80(SB)/8, $0x4444444444444444 // X14: 'D'
-DATA keys<>+0x88(SB)/8, $0x4444444444444444
-DATA keys<>+0x90(SB)/8, $0x5656565656565656 // X15: 'V'
-DATA keys<>+0x98(SB)/8, $0x5656565656565656
+DATA keys<>+0x80(SB)/8, $0x7272727272727272 // X14: 'r'
+DATA keys<>+0x88(SB)/8, $0x7272727272727272
+DATA keys<>+0x90(SB)/8, $0x7474747474747474 // X15: 't'
+DATA keys<>+0x98(SB)/8, $0x7474747474747474
 GLOBL keys<>(SB), RODATA|NOPTR, $160
+
+// The bytes compared as written but for 's', thirty-two copies each: no
+// register is left for them, so the compares read them from memory (SSE2
+// loads the first sixteen into a scratch register, which costs no more than
+// the copy a register constant needs there).
+DATA written<>+0x00(SB)/8, $0x4444444444444444 // 'D'
+DATA written<>+0x08(SB)/8, $0x4444444444444444
+DATA written<>+0x10(SB)/8, $0x4444444444444444
+DATA written<>+0x18(SB)/8, $0x4444444444444444
+DATA written<>+0x20(SB)/8, $0x6565656565656565 // 'e'
+DATA written<>+0x28(SB)/8, $0x6565656565656565
+DATA written<>+0x30(SB)/8, $0x6565656565656565
+DATA written<>+0x38(SB)/8, $0x6565656565656565
+DATA written<>+0x40(SB)/8, $0x5656565656565656 // 'V'
+DATA written<>+0x48(SB)/8, $0x5656565656565656
+DATA written<>+0x50(SB)/8, $0x5656565656565656
+DATA written<>+0x58(SB)/8, $0x5656565656565656
+GLOBL written<>(SB), RODATA|NOPTR, $96
 
 // FLAGS sets bit k of AX (bits 16-31 zero) when byte k of X0 is a key byte,
 // X1 holding the byte before each of X0's; it clobbers X0-X5. Every compare
@@ -32,12 +50,18 @@ GLOBL keys<>(SB), RODATA|NOPTR, $160
 // for that letter in either case, and a byte >= 0x80 equals none of them.
 // SSE2's compares overwrite their destination, hence a copy before each.
 #define FLAGS \
-	MOVO     X0, X2;  PCMPEQB X14, X2; \ // 'D' as written
-	MOVO     X0, X3;  PCMPEQB X15, X3; \ // 'V' as written
+	MOVOU    written<>+0x00(SB), X2; PCMPEQB X1, X2; \ // after 'D' as written:
+	MOVOU    written<>+0x20(SB), X3; PCMPEQB X0, X3; \ // 'e'
+	MOVO     X0, X4;  PCMPEQB X13, X4; \ // or 's'
+	POR      X4, X3;  PAND    X3, X2;  \
+	MOVOU    written<>+0x40(SB), X3; PCMPEQB X0, X3; \ // 'V' as written
 	POR      X3, X2;  \
 	POR      X6, X0;  \                  // folded
 	POR      X6, X1;  \                  // before, folded
 	MOVO     X0, X3;  PCMPEQB X7, X3;  \ // 'y'
+	MOVO     X1, X4;  PCMPEQB X14, X4; \ // after 'r'
+	MOVO     X1, X5;  PCMPEQB X15, X5; \ // or 't'
+	POR      X5, X4;  PAND    X4, X3;  \
 	POR      X3, X2;  \
 	MOVO     X0, X3;  PCMPEQB X1, X3;  \ // same as before
 	MOVO     X0, X4;  PCMPEQB X8, X4;  \ // 'l'
@@ -54,14 +78,22 @@ GLOBL keys<>(SB), RODATA|NOPTR, $160
 
 // FLAGS32 is FLAGS in AVX2 over 32 bytes, Y0 and Y1 for X0 and X1, the
 // constants in Y6-Y15: all 32 bits of AX are flags. AVX's compares take a
-// separate destination, so no copies.
+// separate destination and an unaligned memory operand, so no copies.
 #define FLAGS32 \
-	VPCMPEQB  Y14, Y0, Y2; \ // 'D' as written
-	VPCMPEQB  Y15, Y0, Y3; \ // 'V' as written
+	VPCMPEQB  written<>+0x00(SB), Y1, Y2; \ // after 'D' as written:
+	VPCMPEQB  written<>+0x20(SB), Y0, Y3; \ // 'e'
+	VPCMPEQB  Y13, Y0, Y4; \ // or 's'
+	VPOR      Y4, Y3, Y3;  \
+	VPAND     Y3, Y2, Y2;  \
+	VPCMPEQB  written<>+0x40(SB), Y0, Y3; \ // 'V' as written
 	VPOR      Y3, Y2, Y2;  \
 	VPOR      Y6, Y0, Y0;  \ // folded
 	VPOR      Y6, Y1, Y1;  \ // before, folded
 	VPCMPEQB  Y7, Y0, Y3;  \ // 'y'
+	VPCMPEQB  Y14, Y1, Y4; \ // after 'r'
+	VPCMPEQB  Y15, Y1, Y5; \ // or 't'
+	VPOR      Y5, Y4, Y4;  \
+	VPAND     Y4, Y3, Y3;  \
 	VPOR      Y3, Y2, Y2;  \
 	VPCMPEQB  Y1, Y0, Y3;  \ // same as before
 	VPCMPEQB  Y8, Y0, Y4;  \ // 'l'

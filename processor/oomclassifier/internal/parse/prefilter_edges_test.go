@@ -99,7 +99,8 @@ func TestPrefilterHAMiDeviceOOM(t *testing.T) {
 func TestKeyBitsNoKeyNoFlag(t *testing.T) {
 	isKey := func(before, c byte) bool {
 		f, b := c|0x20, before|0x20
-		return f == 'y' || (f == 'l' || f == 'f') && b == f || f == 'd' && b == 'u' || f == 'i' && b == 's' || c == 'D' || c == 'V'
+		return f == 'y' && (b == 'r' || b == 't') || (f == 'l' || f == 'f') && b == f || f == 'd' && b == 'u' ||
+			f == 'i' && b == 's' || (c == 'e' || c == 's') && before == 'D' || c == 'V'
 	}
 	for a := byte(' '); a < 0x7f; a++ {
 		for c := byte(' '); c < 0x7f; c++ {
@@ -113,7 +114,7 @@ func TestKeyBitsNoKeyNoFlag(t *testing.T) {
 					t.Fatalf("keyBits(%q) = %#x; want no flag", word, m)
 				}
 			}
-			if m := keyBits(shortWord(string([]byte{c, 'x', 'x', 'x', 'x', 'x', 'x', 'x'})), uint64(a|0x20)<<56); m != 0 && !isKey(a, c) {
+			if m := keyBits(shortWord(string([]byte{c, 'x', 'x', 'x', 'x', 'x', 'x', 'x'})), uint64(a)<<56); m != 0 && !isKey(a, c) {
 				t.Fatalf("keyBits(%q after %q) = %#x; want no flag", c, a, m)
 			}
 		}
