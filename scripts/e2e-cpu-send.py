@@ -8,6 +8,13 @@
         sends RECORDS records to each URL, CHUNK requests to one, then the next, round and
         round, so that every collector sees the same load on the machine over the run
 
+    e2e-cpu-send.py pipelines PID RECORDS ENCODING CHUNK URL...
+        the same to the URLs of one collector (PID), each URL the receiver of one of its
+        pipelines, the order rotated each time round; reads the collector's CPU (all its
+        threads' run time, /proc/PID/task/*/schedstat) before and after each CHUNK and
+        prints, per URL, the CPU ns spent while its requests were served: each pipeline's
+        cost in one process, the runtime (garbage collector, scheduler) shared
+
 ENCODING is proto (default; what the otlphttp exporter of an agent sends) or json.
 
 Each request is one batch shaped as BenchmarkPipelineCold's
@@ -20,6 +27,7 @@ stays small; the collector unmarshals each into fresh pdata.
 """
 import http.client
 import json
+import os
 import random
 import struct
 import sys
@@ -151,9 +159,49 @@ def interleave(total, encoding, chunk, urls):
         sent += n * PER_BATCH
 
 
+def cpu_ns(pid):
+    """All threads' run time of process pid, in ns (first field of each task's schedstat)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that ended meanwhile
+    return total
+
+
+def pipelines(pid, total, encoding, chunk, urls):
+    """interleave into one collector's pipelines, charging each chunk's CPU to its URL. The
+    order turns each time round, so that the garbage collector's work an allocation starts
+    in one chunk and finishes in the next falls on every pipeline alike."""
+    pool, ctype = pool_of(encoding)
+    targets = []
+    for u in urls:
+        u = urllib.parse.urlparse(u)
+        targets.append((http.client.HTTPConnection(u.hostname, u.port), u.path))
+    cpu = [0] * len(targets)
+    sent, turn = 0, 0
+    while sent < total:
+        n = min(chunk, (total - sent) // PER_BATCH)
+        for k in range(len(targets)):
+            t = (turn + k) % len(targets)
+            conn, path = targets[t]
+            before = cpu_ns(pid)
+            for i in range(n):
+                post(conn, path, pool[(sent // PER_BATCH + i) % POOL], ctype)
+            cpu[t] += cpu_ns(pid) - before
+        sent += n * PER_BATCH
+        turn += 1
+    print(" ".join(str(c) for c in cpu))
+
+
 def main():
     if sys.argv[1] == "interleave":
         interleave(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5:])
+        return
+    if sys.argv[1] == "pipelines":
+        pipelines(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6:])
         return
     url = urllib.parse.urlparse(sys.argv[1])
     amount = int(sys.argv[2])
