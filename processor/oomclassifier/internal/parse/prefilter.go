@@ -77,8 +77,7 @@ func mayBeOOM(text string) bool { return prefilter(text, false) }
 
 // prefilterSWAR is mayBeOOM, or with xidToo MayBeOOMOrXid, in portable Go:
 // one pass over text, eight bytes at a time, then the last bytes in one word
-// that overlaps the bytes already read (their flags masked off), instead of a
-// byte-by-byte loop. prefilter is this function where there is no vectorised
+// that overlaps the bytes already read, instead of a byte-by-byte loop. prefilter is this function where there is no vectorised
 // flag pass (prefilter_generic.go), and the reference the amd64 one is tested
 // against (prefilter_amd64.go).
 func prefilterSWAR(text string, xidToo bool) bool {
@@ -103,9 +102,10 @@ func prefilterSWAR(text string, xidToo bool) bool {
 	if i == n {
 		return false
 	}
-	j := n - 8 // >= 1: a text of eight bytes or more that is not a multiple of eight has nine
-	m := keyBits(word(p, j), uint64(text[j-1])<<56) &^ (1<<(8*(i-j)) - 1)
-	return m != 0 && keyWordIn(text, j, m, xidToo)
+	// The last word overlaps bytes the loop has seen; its first byte, whose predecessor
+	// it leaves out, is one of them. A key there is only checked again.
+	m := keyBits(word(p, n-8), 0)
+	return m != 0 && keyWordIn(text, n-8, m, xidToo)
 }
 
 // word loads text[i:i+8] (p: the text's bytes) as a little-endian word: the

@@ -11,15 +11,14 @@ import (
 )
 
 // isKeyAt is the definition nextKey must meet, a byte at a time: the byte at
-// k with the byte before it (none at the text's first byte).
+// k after the byte before it (none at the text's first byte: no key follows a
+// zero).
 func isKeyAt(text string, k int) bool {
-	c, raw := text[k], byte(0) // 0: no byte before; no key follows a zero
+	before := byte(0)
 	if k > 0 {
-		raw = text[k-1]
+		before = text[k-1]
 	}
-	f, before := c|0x20, raw|0x20
-	return f == 'y' && (before == 'r' || before == 't') || (f == 'l' || f == 'f') && before == f ||
-		f == 'd' && before == 'u' || f == 'i' && before == 's' || (c == 'e' || c == 's') && raw == 'D' || c == 'V'
+	return isKey(before, text[k])
 }
 
 // checkNextKey compares nextKey(text, from) with the definition for every
