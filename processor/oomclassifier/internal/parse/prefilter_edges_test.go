@@ -30,6 +30,7 @@ func TestKeyWordAtTextEnds(t *testing.T) {
 		{"Maximum pool size exceeded", 14, true},
 		{"Maximum pool size Exceeded", 14, false},
 		{"pool siz exceeded", 6, false},
+		{"size exceeded", 1, true}, // the word at the text's first byte (a line broken before it)
 		{"si", 1, false},
 	} {
 		if got := keyWordAt(tt.s, tt.i, false); got != tt.want {
