@@ -45,7 +45,7 @@
 #     PROFILE_SECONDS=15 PROFILE_OUT=/tmp/e2e-cpu (PROFILE_OUT-resource.pprof and
 #     PROFILE_OUT-oom_classifier.pprof are kept for go tool pprof)
 #
-# Loopback only; about four minutes on a 2-core VM. Not part of make test: it
+# Loopback only; about three minutes on a 2-core VM. Not part of make test: it
 # is a measurement. The requests are those of the processor's
 # BenchmarkPipelineCold (scripts/e2e-cpu-send.py: 16 resources x 2 scopes x
 # 32 records, 60-byte ordinary lines, protobuf; ENCODING=json sends the same
