@@ -144,12 +144,18 @@ def pool_of(encoding):
     return [enc(batch(rng, n, t0)) for n in range(POOL)], ctype
 
 
-def interleave(total, encoding, chunk, urls):
-    pool, ctype = pool_of(encoding)
+def connections(urls):
+    """One kept-alive connection and request path per URL."""
     targets = []
     for u in urls:
         u = urllib.parse.urlparse(u)
         targets.append((http.client.HTTPConnection(u.hostname, u.port), u.path))
+    return targets
+
+
+def interleave(total, encoding, chunk, urls):
+    pool, ctype = pool_of(encoding)
+    targets = connections(urls)
     sent = 0
     while sent < total:
         n = min(chunk, (total - sent) // PER_BATCH)
@@ -176,10 +182,7 @@ def pipelines(pid, total, encoding, chunk, urls):
     order turns each time round, so that the garbage collector's work an allocation starts
     in one chunk and finishes in the next falls on every pipeline alike."""
     pool, ctype = pool_of(encoding)
-    targets = []
-    for u in urls:
-        u = urllib.parse.urlparse(u)
-        targets.append((http.client.HTTPConnection(u.hostname, u.port), u.path))
+    targets = connections(urls)
     cpu = [0] * len(targets)
     sent, turn = 0, 0
     while sent < total:

@@ -77,9 +77,10 @@ func mayBeOOM(text string) bool { return prefilter(text, false) }
 
 // prefilterSWAR is mayBeOOM, or with xidToo MayBeOOMOrXid, in portable Go:
 // one pass over text, eight bytes at a time, then the last bytes in one word
-// that overlaps the bytes already read, instead of a byte-by-byte loop. prefilter is this function where there is no vectorised
-// flag pass (prefilter_generic.go), and the reference the amd64 one is tested
-// against (prefilter_amd64.go).
+// that overlaps the bytes already read, instead of a byte-by-byte loop.
+// prefilter is this function where there is no vectorised flag pass
+// (prefilter_generic.go), and the reference the amd64 one is tested against
+// (prefilter_amd64.go).
 func prefilterSWAR(text string, xidToo bool) bool {
 	n := len(text)
 	if n < 8 {
