@@ -25,6 +25,20 @@ type Pod struct {
 type Container struct {
 	Name    string
 	Devices []Devices
+	// Claims are the DRA claims whose devices the container got; List reports them as
+	// ContainerResources.dynamic_resources.
+	Claims []Claim
+}
+
+// Claim is one ResourceClaim of a container and the devices its driver allocated.
+type Claim struct {
+	Name, Namespace string
+	Devices         []ClaimDevice
+}
+
+// ClaimDevice is one DRA device: the driver, pool and device names that identify it.
+type ClaimDevice struct {
+	Driver, Pool, Device string
 }
 
 // Devices are the ids of one extended resource, as the device plugin named them.
@@ -109,13 +123,29 @@ func (s *Server) SetPods(pods []Pod) {
 	for _, p := range pods {
 		pr := &podresourcesv1.PodResources{Name: p.Name, Namespace: p.Namespace}
 		for _, c := range p.Containers {
-			pr.Containers = append(pr.Containers, &podresourcesv1.ContainerResources{Name: c.Name, Devices: toDevices(c.Devices)})
+			pr.Containers = append(pr.Containers, &podresourcesv1.ContainerResources{
+				Name: c.Name, Devices: toDevices(c.Devices), DynamicResources: toDynamicResources(c.Claims),
+			})
 		}
 		out = append(out, pr)
 	}
 	s.mu.Lock()
 	s.pods = out
 	s.mu.Unlock()
+}
+
+func toDynamicResources(claims []Claim) []*podresourcesv1.DynamicResource {
+	var out []*podresourcesv1.DynamicResource
+	for _, c := range claims {
+		dr := &podresourcesv1.DynamicResource{ClaimName: c.Name, ClaimNamespace: c.Namespace}
+		for _, d := range c.Devices {
+			dr.ClaimResources = append(dr.ClaimResources, &podresourcesv1.ClaimResource{
+				DriverName: d.Driver, PoolName: d.Pool, DeviceName: d.Device,
+			})
+		}
+		out = append(out, dr)
+	}
+	return out
 }
 
 // SetAllocatable sets what GetAllocatableResources reports; until it is

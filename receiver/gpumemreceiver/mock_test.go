@@ -116,8 +116,11 @@ func (g *fakeGPU) device(index int) *mock.Device {
 			}
 			return g.vbios, nvml.SUCCESS
 		},
-		GetIndexFunc:   func() (int, nvml.Return) { return index, nvml.SUCCESS },
-		GetPciInfoFunc: func() (nvml.PciInfo, nvml.Return) { return nvml.PciInfo{BusId: busID(g.busID)}, nvml.SUCCESS },
+		GetIndexFunc:       func() (int, nvml.Return) { return index, nvml.SUCCESS },
+		GetMinorNumberFunc: func() (int, nvml.Return) { return index, nvml.SUCCESS },
+		// The GPU instance queries need a privileged user (nvml.h); as if the collector were not.
+		GetGpuInstanceByIdFunc: func(int) (nvml.GpuInstance, nvml.Return) { return nil, nvml.ERROR_NO_PERMISSION },
+		GetPciInfoFunc:         func() (nvml.PciInfo, nvml.Return) { return nvml.PciInfo{BusId: busID(g.busID)}, nvml.SUCCESS },
 		GetMemoryInfo_v2Func: func() (nvml.Memory_v2, nvml.Return) {
 			if g.memV2 != nvml.SUCCESS {
 				return nvml.Memory_v2{}, g.memV2

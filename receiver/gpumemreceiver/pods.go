@@ -2,9 +2,11 @@ package gpumemreceiver
 
 import (
 	"context"
+	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.uber.org/zap"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
@@ -39,7 +41,20 @@ type podTracker struct {
 	// kubelet did not place can be told.
 	reconcile bool
 	switches  *metadata.ResourceSwitches
+
+	// What the last resolve made of the kubelet's minor-number allocations (GKE, DRA):
+	// resolvedFrom is the kubelet answer it resolved, devicesSeen the device list it
+	// resolved against; unresolvedPods are the pods holding an allocation no device
+	// matched, and told the allocations already said so in the log.
+	resolvedFrom   *podresources.Snapshot
+	devicesSeen    []*nvmlx.Device
+	devicesScratch []*nvmlx.Device
+	unresolvedPods map[podName]bool
+	told           map[allocKey]bool
+	logger         *zap.Logger
 }
+
+type podName struct{ namespace, pod string }
 
 // podProcess is one process listed on a device, with what its cgroup and the kubelet's
 // directories say of its pod.
@@ -68,11 +83,12 @@ type consumerKey struct {
 // gets no record).
 const maxTracked = 8192
 
-func newPodTracker(src *podresources.Source, reconcile bool, switches *metadata.ResourceSwitches, version string, emit func(plog.Logs)) *podTracker {
+func newPodTracker(src *podresources.Source, reconcile bool, switches *metadata.ResourceSwitches, version string, emit func(plog.Logs), logger *zap.Logger) *podTracker {
 	return &podTracker{
 		src: src, active: map[allocKey]allocSeen{}, consumers: map[consumerKey]uint64{},
 		unexpect:  &unexpectedRecords{version: version, emit: emit, uidOf: src.PodUID},
 		reconcile: reconcile, switches: switches,
+		unresolvedPods: map[podName]bool{}, told: map[allocKey]bool{}, logger: logger,
 	}
 }
 
@@ -85,6 +101,81 @@ func (t *podTracker) begin(ctx context.Context) {
 	t.src.Refresh(ctx)
 	t.snap = t.src.Snapshot()
 	t.valid = !t.snap.Taken().IsZero()
+}
+
+// resolve maps the allocations the kubelet names by minor number (GKE's device plugin,
+// NVIDIA's DRA driver) to this node's devices, and hands the resolved snapshot back to the
+// source so that container names are looked up through it too. It runs in the scrape, under
+// the session's gate, and does the work only when the kubelet's answer or the device list
+// (a MIG instance recreated under a new UUID) changed since the last time.
+func (t *podTracker) resolve(devices []*nvmlx.Device) {
+	if t == nil || !t.valid || !t.snap.NeedsResolve() {
+		return
+	}
+	seen := t.devicesScratch[:0]
+	for _, d := range devices {
+		seen = append(seen, d)
+		seen = append(seen, d.MIGInstances()...)
+	}
+	t.devicesScratch = seen
+	raw := t.snap.Raw()
+	if raw == t.resolvedFrom && slices.Equal(seen, t.devicesSeen) {
+		return
+	}
+	resolved := raw.Resolve(func(r podresources.MinorRef) string { return uuidOfRef(devices, r) })
+	t.src.Replace(t.snap, resolved)
+	t.snap, t.resolvedFrom = resolved, raw
+	t.devicesSeen, t.devicesScratch = slices.Clone(seen), t.devicesSeen[:0]
+	clear(t.unresolvedPods)
+	for _, a := range resolved.Unresolved() {
+		t.unresolvedPods[podName{a.Namespace, a.Pod}] = true
+		key := allocKey{namespace: a.Namespace, pod: a.Pod, container: a.Container, deviceID: a.DeviceID}
+		if t.told[key] || len(t.told) >= maxTracked {
+			continue
+		}
+		t.told[key] = true
+		t.logger.Info("A GPU allocation names a device no GPU of this node matches; processes of its pod are counted as allocation_unresolved, not as unexpected consumers",
+			zap.String("namespace", a.Namespace), zap.String("pod", a.Pod), zap.String("container", a.Container),
+			zap.String("resource", a.Resource), zap.String("device_id", a.DeviceID), zap.String("claim", a.Claim.Name),
+			zap.String("hint", "the id names a GPU by its minor number (/dev/nvidia<minor>) or MIG placement; check that NVML lists that GPU and, for MIG, that the collector may query GPU instances (root)"))
+	}
+}
+
+// uuidOfRef finds the device a minor-number reference names: a GPU by its minor number; a
+// MIG device of the GPU with the parent's minor by GKE's GPU instance id (its compute
+// instance 0), or by the DRA name's GI profile id and placement start, or, where NVML did
+// not give those, by the DRA name's profile when exactly one instance has it. "" when no
+// device (or more than one) matches.
+func uuidOfRef(devices []*nvmlx.Device, r podresources.MinorRef) string {
+	for _, d := range devices {
+		if d.Minor != r.Minor {
+			continue
+		}
+		if !r.MIG() {
+			return d.UUID
+		}
+		match := ""
+		for _, inst := range d.MIGInstances() {
+			var ok bool
+			switch {
+			case r.GI >= 0:
+				ok = inst.GPUInstanceID == int64(r.GI) && inst.ComputeInstanceID == 0
+			case inst.GIProfileID >= 0:
+				ok = inst.GIProfileID == r.ProfileID && inst.PlacementStart == r.PlacementStart
+			default:
+				ok = inst.Profile != "" && podresources.DRAProfileName(inst.Profile) == r.Profile
+			}
+			if !ok {
+				continue
+			}
+			if match != "" {
+				return "" // two instances of the profile: the name does not say which
+			}
+			match = inst.UUID
+		}
+		return match
+	}
+	return ""
 }
 
 // identity names a process's pod and container (podresources.Source.Lookup's join).
@@ -139,10 +230,15 @@ func (t *podTracker) recordDevice(mb *metadata.MetricsBuilder, d *nvmlx.Device, 
 	if !t.reconcile {
 		return
 	}
-	var otherPod, noPod int64
+	var otherPod, noPod, unresolved int64
 	for _, p := range t.onDevice {
 		reason := unexpectedReason(p, allocs)
 		if reason == "" {
+			continue
+		}
+		if reason == metadata.AttrNvidiaGpuProcessUnexpectedReasonOtherPod && t.unresolvedPods[podName{p.id.Namespace, p.id.Pod}] {
+			// Its pod holds a GPU we could not map: most likely this one. Counted, no record.
+			unresolved++
 			continue
 		}
 		if reason == metadata.AttrNvidiaGpuProcessUnexpectedReasonOtherPod {
@@ -163,6 +259,9 @@ func (t *podTracker) recordDevice(mb *metadata.MetricsBuilder, d *nvmlx.Device, 
 	}
 	if dp, ok := mb.RecordInt(metadata.NvidiaGpuProcessUnexpectedCount, ts, noPod); ok {
 		dp.Attributes().PutStr(metadata.AttrNvidiaGpuProcessUnexpectedReason, metadata.AttrNvidiaGpuProcessUnexpectedReasonNoPod)
+	}
+	if dp, ok := mb.RecordInt(metadata.NvidiaGpuProcessUnexpectedCount, ts, unresolved); ok {
+		dp.Attributes().PutStr(metadata.AttrNvidiaGpuProcessUnexpectedReason, metadata.AttrNvidiaGpuProcessUnexpectedReasonAllocationUnresolved)
 	}
 }
 
@@ -214,7 +313,7 @@ func (t *podTracker) recordAllocation(mb *metadata.MetricsBuilder, device string
 }
 
 func putAllocationAttributes(attrs pcommon.Map, a podresources.Allocation, uid string) {
-	attrs.EnsureCapacity(6)
+	attrs.EnsureCapacity(11)
 	attrs.PutStr(metadata.AttrK8sPodName, a.Pod)
 	if uid != "" {
 		attrs.PutStr(metadata.AttrK8sPodUID, uid)
@@ -223,6 +322,13 @@ func putAllocationAttributes(attrs pcommon.Map, a podresources.Allocation, uid s
 	attrs.PutStr(metadata.AttrK8sContainerName, a.Container)
 	attrs.PutStr(metadata.AttrNvidiaGpuAllocationResource, a.Resource)
 	attrs.PutStr(metadata.AttrNvidiaGpuAllocationDeviceID, a.DeviceID)
+	if c := a.Claim; c.Driver != "" {
+		attrs.PutStr(metadata.AttrNvidiaGpuAllocationClaimName, c.Name)
+		attrs.PutStr(metadata.AttrNvidiaGpuAllocationClaimNS, c.Namespace)
+		attrs.PutStr(metadata.AttrNvidiaGpuAllocationDraDriver, c.Driver)
+		attrs.PutStr(metadata.AttrNvidiaGpuAllocationDraPool, c.Pool)
+		attrs.PutStr(metadata.AttrNvidiaGpuAllocationDraDevice, c.Device)
+	}
 }
 
 // end forgets the allocations and consumers this scrape did not see (an episode ends when

@@ -105,6 +105,7 @@ func TestSimulatedNodeKnowsItsPods(t *testing.T) {
 	assert.ElementsMatch(t, []point{
 		{value: 0, attrs: map[string]any{"nvidia.gpu.process.unexpected.reason": "other_pod"}},
 		{value: 1, attrs: map[string]any{"nvidia.gpu.process.unexpected.reason": "no_pod"}},
+		{value: 0, attrs: map[string]any{"nvidia.gpu.process.unexpected.reason": "allocation_unresolved"}},
 	}, unexpected, "Ollama runs outside Kubernetes on the notebook's GPU")
 	for _, g := range []int{0, 3, 5} {
 		for _, p := range gpus[scn.GPUs[g].UUID]["nvidia.gpu.process.unexpected.count"] {

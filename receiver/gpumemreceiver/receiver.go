@@ -153,7 +153,7 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 		s.pids = pidVisibility{procRoot: r.cfg.Processes.ProcRoot, logger: r.set.Logger}
 	}
 	if r.kubelet != nil {
-		s.pods = newPodTracker(r.kubelet, r.cfg.Processes.Enabled, r.switches, r.set.BuildInfo.Version, r.emitLogs)
+		s.pods = newPodTracker(r.kubelet, r.cfg.Processes.Enabled, r.switches, r.set.BuildInfo.Version, r.emitLogs, r.set.Logger)
 	}
 	return s
 }

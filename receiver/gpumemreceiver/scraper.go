@@ -48,6 +48,11 @@ func (s *metricsScraper) scrape(ctx context.Context) (pmetric.Metrics, error) {
 	var lost scrapeLoss
 	clear(s.live)
 	err := s.sess.WithDevices(func(driver string, devices []*nvmlx.Device) {
+		// MIG instance lists first: the kubelet's allocations are resolved against them.
+		for _, d := range devices {
+			lost.merge(s.refreshMIGIfDue(d))
+		}
+		s.pods.resolve(devices)
 		for _, d := range devices {
 			lost.merge(s.scrapeGPU(d, driver, ts))
 		}
@@ -94,6 +99,17 @@ func (l *scrapeLoss) merge(o scrapeLoss) {
 	l.lostGPUs += o.lostGPUs
 }
 
+// refreshMIGIfDue reads a GPU's MIG mode and instances when they are due to be read again.
+func (s *metricsScraper) refreshMIGIfDue(d *nvmlx.Device) scrapeLoss {
+	var refresh scrapeLoss
+	if d.Lost() || !d.MIGDue() {
+		return refresh
+	}
+	refresh.add(0, d.RefreshMIG(s.logger))
+	refresh.noteLoss(d, s.logger) // GPU_IS_LOST reading the MIG state: the warning stands for it
+	return refresh
+}
+
 // scrapeGPU records a GPU and, in MIG mode, each of its MIG instances as a resource of its
 // own, and returns what could not be recorded.
 func (s *metricsScraper) scrapeGPU(d *nvmlx.Device, driver string, ts pcommon.Timestamp) scrapeLoss {
@@ -105,12 +121,6 @@ func (s *metricsScraper) scrapeGPU(d *nvmlx.Device, driver string, ts pcommon.Ti
 		recordXids(s.mb, d, ts)
 		lost.lostGPUs++
 		return lost
-	}
-	if d.MIGDue() {
-		var refresh scrapeLoss
-		refresh.add(0, d.RefreshMIG(s.logger))
-		refresh.noteLoss(d, s.logger) // GPU_IS_LOST reading the MIG state: the warning stands for it
-		lost.merge(refresh)
 	}
 	lost.merge(s.scrapeDevice(d, driver, ts))
 	if len(d.MIGInstances()) == 0 || d.Lost() {

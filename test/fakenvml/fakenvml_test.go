@@ -103,7 +103,7 @@ func TestVariantsLackTheirSymbols(t *testing.T) {
 		{R470, []string{"nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v3"}},
 		{R450, []string{"nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetComputeRunningProcesses_v2", "nvmlDeviceGetComputeRunningProcesses_v3"}},
 		{NoRemap, []string{"nvmlDeviceGetRemappedRows"}},
-		{NoMIG, []string{"nvmlDeviceGetMigMode", "nvmlDeviceGetMaxMigDeviceCount", "nvmlDeviceGetMigDeviceHandleByIndex", "nvmlDeviceGetGpuInstanceId", "nvmlDeviceGetComputeInstanceId"}},
+		{NoMIG, []string{"nvmlDeviceGetMigMode", "nvmlDeviceGetMaxMigDeviceCount", "nvmlDeviceGetMigDeviceHandleByIndex", "nvmlDeviceGetGpuInstanceId", "nvmlDeviceGetComputeInstanceId", "nvmlDeviceGetGpuInstanceById", "nvmlGpuInstanceGetInfo"}},
 		{NoProcessUtilization, []string{"nvmlDeviceGetProcessUtilization"}},
 	} {
 		lib := dl.New(MustBuild(t, dir, tc.v), dl.RTLD_LAZY|dl.RTLD_LOCAL)
@@ -115,7 +115,7 @@ func TestVariantsLackTheirSymbols(t *testing.T) {
 			assert.Error(t, lib.Lookup(sym), "%s lacks %s", tc.v.Name, sym)
 		}
 		if tc.v.Name == Full.Name {
-			for _, sym := range []string{"nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetRemappedRows", "nvmlDeviceGetMigMode", "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetProcessUtilization"} {
+			for _, sym := range []string{"nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetRemappedRows", "nvmlDeviceGetMigMode", "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetProcessUtilization", "nvmlDeviceGetMinorNumber", "nvmlDeviceGetGpuInstanceById", "nvmlGpuInstanceGetInfo"} {
 				assert.NoError(t, lib.Lookup(sym), "full exports %s", sym)
 			}
 		}

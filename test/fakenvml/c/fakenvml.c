@@ -8,7 +8,7 @@
 // device index):
 //
 //   driver_version, gpu_count
-//   gpu.i.uuid, .name, .serial, .bus_id
+//   gpu.i.uuid, .name, .serial, .bus_id, .minor
 //   gpu.i.mem.total, .free, .used                  nvmlDeviceGetMemoryInfo
 //   gpu.i.mem2.total, .reserved, .free, .used      nvmlDeviceGetMemoryInfo_v2
 //   gpu.i.util.gpu, .memory                        nvmlDeviceGetUtilizationRates
@@ -20,6 +20,8 @@
 //   gpu.i.persistence, gpu.i.compute_mode
 //   gpu.i.mig.mode, gpu.i.mig.count                MIG mode, max MIG devices
 //   gpu.i.mig.j.uuid, .name, .gi, .ci, .mem2.total, .mem2.used, .procs.compute
+//   gpu.i.mig.j.gi_profile, .placement             nvmlGpuInstanceGetInfo of its GPU instance
+//                                                  (absent: NO_PERMISSION, as unprivileged)
 //   gpu.i.ret.CALL (or gpu.i.mig.j.ret.CALL)       an nvmlReturn_t number CALL answers
 //   gpu.i.ret.all                                  what every call on the GPU answers (15: lost)
 //   xid.N = "gpu code [gi ci]"                     the N-th Xid event (N from 1), delivered
@@ -55,6 +57,14 @@ struct nvmlDevice_st {
 	int mig; // -1 for the GPU itself
 };
 static struct nvmlDevice_st handles[MAX_GPUS][MAX_MIG + 1];
+
+#ifndef FAKENVML_NO_MIG
+// A GPU instance handle names the MIG slot whose gi it is.
+struct nvmlGpuInstance_st {
+	struct nvmlDevice_st *mig;
+};
+static struct nvmlGpuInstance_st gpuInstances[MAX_GPUS][MAX_MIG];
+#endif
 
 struct nvmlEventSet_st {
 	unsigned long long mask[MAX_GPUS];
@@ -572,7 +582,58 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t dev, unsigned in
 	*id = (unsigned int)v;
 	return end(NVML_SUCCESS);
 }
+
+// nvmlDeviceGetGpuInstanceById finds the MIG slot of the GPU whose gi is id.
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t dev, unsigned int id, nvmlGpuInstance_t *gi) {
+	BEGIN(dev, "gi_by_id");
+	unsigned long long mode = 0, v;
+	char key[64];
+	if (d->mig >= 0)
+		return end(NVML_ERROR_INVALID_ARGUMENT);
+	dgetu(d, "mig.mode", &mode);
+	if (!mode)
+		return end(NVML_ERROR_NOT_SUPPORTED);
+	for (int j = 0; j < MAX_MIG; j++) {
+		snprintf(key, sizeof key, "mig.%d.gi", j);
+		if (!dgetu(d, key, &v) || v != id)
+			continue;
+		snprintf(key, sizeof key, "mig.%d.gi_profile", j);
+		if (!dgetu(d, key, &v))
+			return end(NVML_ERROR_NO_PERMISSION);
+		gpuInstances[d->gpu][j].mig = &handles[d->gpu][j + 1];
+		gi->handle = &gpuInstances[d->gpu][j];
+		return end(NVML_SUCCESS);
+	}
+	return end(NVML_ERROR_NOT_FOUND);
+}
+
+EXPORT nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gi, nvmlGpuInstanceInfo_t *info) {
+	struct nvmlGpuInstance_st *g = gi.handle;
+	if (!g || !g->mig)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	nvmlDevice_t dev = {g->mig};
+	BEGIN(dev, "gi_info");
+	unsigned long long id = 0, profile = 0, start = 0;
+	if (!dgetu(d, "gi", &id) || !dgetu(d, "gi_profile", &profile) || !dgetu(d, "placement", &start))
+		return end(NVML_ERROR_NO_PERMISSION);
+	memset(info, 0, sizeof *info);
+	info->device = (nvmlDevice_t){&handles[d->gpu][0]};
+	info->id = (unsigned int)id;
+	info->profileId = (unsigned int)profile;
+	info->placement.start = (unsigned int)start;
+	info->placement.size = 1;
+	return end(NVML_SUCCESS);
+}
 #endif
+
+EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t dev, unsigned int *minor) {
+	BEGIN(dev, "minor");
+	unsigned long long v;
+	if (d->mig >= 0 || !dgetu(d, "minor", &v))
+		return end(NVML_ERROR_NOT_SUPPORTED);
+	*minor = (unsigned int)v;
+	return end(NVML_SUCCESS);
+}
 
 // lastXid is the highest N with an xid.N key.
 static int lastXid(void) {

@@ -22,6 +22,11 @@ const (
 
 	AttrNvidiaGpuAllocationResource      = "nvidia.gpu.allocation.resource"
 	AttrNvidiaGpuAllocationDeviceID      = "nvidia.gpu.allocation.device_id"
+	AttrNvidiaGpuAllocationClaimName     = "nvidia.gpu.allocation.claim.name"
+	AttrNvidiaGpuAllocationClaimNS       = "nvidia.gpu.allocation.claim.namespace"
+	AttrNvidiaGpuAllocationDraDriver     = "nvidia.gpu.allocation.dra.driver"
+	AttrNvidiaGpuAllocationDraPool       = "nvidia.gpu.allocation.dra.pool"
+	AttrNvidiaGpuAllocationDraDevice     = "nvidia.gpu.allocation.dra.device"
 	AttrNvidiaGpuProcessUnexpectedReason = "nvidia.gpu.process.unexpected.reason"
 )
 
@@ -51,6 +56,9 @@ const (
 
 	AttrNvidiaGpuProcessUnexpectedReasonOtherPod = "other_pod"
 	AttrNvidiaGpuProcessUnexpectedReasonNoPod    = "no_pod"
+	// AttrNvidiaGpuProcessUnexpectedReasonAllocationUnresolved: the process's pod holds a GPU
+	// the kubelet names by minor number (DRA, GKE) that no device of this node matched.
+	AttrNvidiaGpuProcessUnexpectedReasonAllocationUnresolved = "allocation_unresolved"
 
 	// AttrHwTypeGpu is the one value of hw.type, on data points and resources alike.
 	AttrHwTypeGpu = "gpu"
@@ -87,7 +95,13 @@ var Attributes = []AttributeDef{
 	{Name: AttrK8sContainerName, Type: "string"},
 	{Name: AttrNvidiaGpuAllocationResource, Type: "string"},
 	{Name: AttrNvidiaGpuAllocationDeviceID, Type: "string"},
-	{Name: AttrNvidiaGpuProcessUnexpectedReason, Type: "string", Enum: []string{AttrNvidiaGpuProcessUnexpectedReasonOtherPod, AttrNvidiaGpuProcessUnexpectedReasonNoPod}},
+	{Name: AttrNvidiaGpuAllocationClaimName, Type: "string"},
+	{Name: AttrNvidiaGpuAllocationClaimNS, Type: "string"},
+	{Name: AttrNvidiaGpuAllocationDraDriver, Type: "string"},
+	{Name: AttrNvidiaGpuAllocationDraPool, Type: "string"},
+	{Name: AttrNvidiaGpuAllocationDraDevice, Type: "string"},
+	{Name: AttrNvidiaGpuProcessUnexpectedReason, Type: "string", Enum: []string{AttrNvidiaGpuProcessUnexpectedReasonOtherPod,
+		AttrNvidiaGpuProcessUnexpectedReasonNoPod, AttrNvidiaGpuProcessUnexpectedReasonAllocationUnresolved}},
 }
 
 // Attributes of the Xid log records (not metric attributes, so not in metadata.yaml's

@@ -130,14 +130,19 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuAllocationIdleTime: {Name: "nvidia.gpu.allocation.idle_time", Unit: "s", Type: Gauge, Value: Double, Enabled: true,
 		Attributes:  allocationAttributes,
 		Description: "Seconds since a process of the allocated pod last held memory on the GPU (since the receiver first saw the allocation, when none has): a GPU reserved for a pod that does not use it."},
-	NvidiaGpuProcessUnexpectedCount: {Name: "nvidia.gpu.process.unexpected.count", Unit: "{process}", Type: Sum, Enabled: true, Points: 2,
+	NvidiaGpuProcessUnexpectedCount: {Name: "nvidia.gpu.process.unexpected.count", Unit: "{process}", Type: Sum, Enabled: true, Points: 3,
 		Attributes:  []string{AttrNvidiaGpuProcessUnexpectedReason},
-		Description: "Processes holding memory on the GPU that the kubelet did not place there: other_pod, a process of a pod the GPU is not allocated to; no_pod, a process outside any pod on a GPU allocated to a pod. Emitted only while PodResources answers."},
+		Description: unexpectedCountDescription},
 }
 
-// allocationAttributes identify one allocation of a device to a pod's container.
+// allocationAttributes identify one allocation of a device to a pod's container; the claim
+// and dra attributes are present on allocations made through DRA only.
 var allocationAttributes = []string{AttrK8sPodName, AttrK8sPodUID, AttrK8sNamespaceName, AttrK8sContainerName,
-	AttrNvidiaGpuAllocationResource, AttrNvidiaGpuAllocationDeviceID}
+	AttrNvidiaGpuAllocationResource, AttrNvidiaGpuAllocationDeviceID,
+	AttrNvidiaGpuAllocationClaimName, AttrNvidiaGpuAllocationClaimNS,
+	AttrNvidiaGpuAllocationDraDriver, AttrNvidiaGpuAllocationDraPool, AttrNvidiaGpuAllocationDraDevice}
+
+const unexpectedCountDescription = "Processes holding memory on the GPU that the kubelet did not place there: other_pod, a process of a pod the GPU is not allocated to; no_pod, a process outside any pod on a GPU allocated to a pod; allocation_unresolved, a process of a pod holding a GPU the kubelet names by minor number (DRA, GKE) that no device of this node matched, so whether it is expected cannot be told. Emitted only while PodResources answers."
 
 // MetricByName returns the ID of a metric name.
 func MetricByName(name string) (MetricID, bool) {

@@ -25,6 +25,10 @@ type Device struct {
 	// Firmware is the VBIOS version; "" where NVML does not give it.
 	Firmware string
 	BusID    string
+	// Minor is the GPU's minor number (/dev/nvidia<minor>), which GKE's device plugin and
+	// NVIDIA's DRA driver name devices by; -1 where NVML does not give it. A MIG
+	// instance's is its parent's.
+	Minor int
 
 	// Support is what each call was found to support; the recorders probe and update it.
 	Support Probes
@@ -60,6 +64,10 @@ type Device struct {
 	Parent                           *Device
 	GPUInstanceID, ComputeInstanceID int64
 	Profile                          string
+	// GIProfileID and PlacementStart are the instance's GPU instance profile id and
+	// placement start (nvmlGpuInstanceGetInfo), which NVIDIA's DRA driver names MIG devices
+	// by; -1 where NVML does not answer (the call needs a privileged user).
+	GIProfileID, PlacementStart int
 }
 
 // Probes is, per NVML call a recorder makes, whether it works on a device.
@@ -169,9 +177,14 @@ func openDevice(lib nvml.Interface, syms *driverSymbols, i int) (*Device, error)
 	if r != nvml.SUCCESS {
 		return nil, fmt.Errorf("get handle of GPU %d: %w", i, r)
 	}
-	d := &Device{Handle: h, Index: i, syms: syms}
+	d := &Device{Handle: h, Index: i, Minor: -1, syms: syms}
 	if d.UUID, r = h.GetUUID(); r != nvml.SUCCESS {
 		return nil, fmt.Errorf("read UUID of GPU %d: %w", i, r)
+	}
+	if syms.has(symMinorNumber) {
+		if minor, r := h.GetMinorNumber(); r == nvml.SUCCESS && minor >= 0 {
+			d.Minor = minor
+		}
 	}
 	d.Name, _ = h.GetName()
 	if syms.has(symDeviceGetSerial) {

@@ -18,9 +18,10 @@ func fakeLib(n int, missing ...string) *mock.Interface {
 	for i := range devices {
 		uuid := fmt.Sprintf("GPU-0000000%d-aaaa-bbbb-cccc-dddddddddddd", i)
 		devices[i] = &mock.Device{
-			GetUUIDFunc:       func() (string, nvml.Return) { return uuid, nvml.SUCCESS },
-			GetNameFunc:       func() (string, nvml.Return) { return "NVIDIA H100 80GB HBM3", nvml.SUCCESS },
-			GetMemoryInfoFunc: func() (nvml.Memory, nvml.Return) { return nvml.Memory{}, nvml.SUCCESS },
+			GetUUIDFunc:        func() (string, nvml.Return) { return uuid, nvml.SUCCESS },
+			GetMinorNumberFunc: func() (int, nvml.Return) { return 10 + i, nvml.SUCCESS },
+			GetNameFunc:        func() (string, nvml.Return) { return "NVIDIA H100 80GB HBM3", nvml.SUCCESS },
+			GetMemoryInfoFunc:  func() (nvml.Memory, nvml.Return) { return nvml.Memory{}, nvml.SUCCESS },
 			GetPciInfoFunc: func() (nvml.PciInfo, nvml.Return) {
 				var p nvml.PciInfo
 				for j, c := range fmt.Sprintf("00000000:%02X:00.0", 0x18+i) {

@@ -79,7 +79,7 @@ func (s *Session) MaybeRediscover(now time.Time) {
 				continue
 			}
 			// Handles may be reissued after a reset or a driver reload; the UUID is the GPU.
-			known.Handle, known.Index, known.BusID = found.Handle, found.Index, found.BusID
+			known.Handle, known.Index, known.BusID, known.Minor = found.Handle, found.Index, found.BusID, found.Minor
 			known.resetProbes()
 			known.mig.mode, known.mig.enabled, known.mig.untilCheck = known.syms.initial(migSymbols...), false, 0
 			known.mig.setInstances(nil)

@@ -186,13 +186,34 @@ func (d *Device) newInstance(h nvml.Device, uuid string) (*Device, error) {
 		return nil, fmt.Errorf("read compute instance id of MIG device %s: %w", uuid, r)
 	}
 	inst := &Device{
-		Handle: h, Index: d.Index, UUID: uuid, Serial: d.Serial, BusID: d.BusID, syms: d.syms,
-		Parent: d, GPUInstanceID: int64(gi), ComputeInstanceID: int64(ci),
+		Handle: h, Index: d.Index, UUID: uuid, Serial: d.Serial, BusID: d.BusID, Minor: d.Minor, syms: d.syms,
+		Parent: d, GPUInstanceID: int64(gi), ComputeInstanceID: int64(ci), GIProfileID: -1, PlacementStart: -1,
 	}
 	inst.resetProbes()
 	inst.Name, _ = h.GetName()
 	inst.Profile = migProfile(inst.Name)
+	inst.GIProfileID, inst.PlacementStart = d.gpuInstancePlacement(gi)
 	return inst, nil
+}
+
+// gpuInstancePlacement reads the profile id and placement start of the GPU's GPU instance
+// gi, as NVIDIA's DRA driver does to name a MIG device (k8s-dra-driver-gpu
+// cmd/gpu-kubelet-plugin/nvlib.go: GetGpuInstanceById, then GetInfo's ProfileId and
+// Placement.Start); -1, -1 where the library lacks the calls or does not answer (nvml.h:
+// "Requires privileged user").
+func (d *Device) gpuInstancePlacement(gi int) (profileID, start int) {
+	if !d.syms.has(symGpuInstanceByID, symGpuInstanceInfo) {
+		return -1, -1
+	}
+	inst, r := d.Handle.GetGpuInstanceById(gi)
+	if r != nvml.SUCCESS {
+		return -1, -1
+	}
+	info, r := inst.GetInfo()
+	if r != nvml.SUCCESS {
+		return -1, -1
+	}
+	return int(info.ProfileId), int(info.Placement.Start)
 }
 
 // migProfile takes the profile from a MIG device name: "NVIDIA A100-SXM4-40GB MIG 1g.5gb"

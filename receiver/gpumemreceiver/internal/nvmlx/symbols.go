@@ -33,6 +33,9 @@ const (
 	symVbiosVersion         = "nvmlDeviceGetVbiosVersion"
 	symSystemDriverVersion  = "nvmlSystemGetDriverVersion"
 	symDeviceRegisterEvents = "nvmlDeviceRegisterEvents"
+	symMinorNumber          = "nvmlDeviceGetMinorNumber"
+	symGpuInstanceByID      = "nvmlDeviceGetGpuInstanceById" // R450, with MIG
+	symGpuInstanceInfo      = "nvmlGpuInstanceGetInfo"
 )
 
 // probedSymbols are looked up after every Init. Older calls are probed too: a lookup costs a
@@ -43,6 +46,7 @@ var probedSymbols = []string{
 	symProcessUtilization, symRetiredPages, symRetiredPagesPending, symTotalEccErrors, symEccMode,
 	symUtilizationRates, symSupportedEventTypes, symDeviceRegisterEvents, symPersistenceMode,
 	symComputeMode, symDeviceGetSerial, symVbiosVersion, symSystemDriverVersion,
+	symMinorNumber, symGpuInstanceByID, symGpuInstanceInfo,
 }
 
 // migSymbols are the calls MIG discovery needs; without any of them MIG is not looked at.

@@ -6,11 +6,17 @@
 //
 //   - The kubelet's PodResources API v1 (k8s.io/kubelet/pkg/apis/podresources/v1)
 //     on its unix socket: List gives, per pod (namespace, name) and container,
-//     the device plugin ids of its devices; GetAllocatableResources, where the
-//     kubelet has it, the devices it can allocate. Neither gives a pod uid or a
-//     container id. Device ids are mapped to NVML UUIDs by ParseDeviceID
-//     (deviceid.go says which forms NVIDIA's device plugin writes and where
-//     that was read).
+//     the device plugin ids of its devices and, from Kubernetes 1.34 on by
+//     default, the devices DRA drivers allocated through its claims
+//     (dynamic_resources); GetAllocatableResources, where the kubelet has it,
+//     the devices it can allocate. Neither gives a pod uid or a container id.
+//     Device ids are mapped to NVML UUIDs by ParseDeviceID (deviceid.go says
+//     which forms NVIDIA's device plugin writes and where that was read).
+//     GKE's device plugin and NVIDIA's DRA driver name a GPU by its minor
+//     number instead (minorref.go): such allocations wait in the Snapshot
+//     until the receiver, which knows each device's minor number from NVML,
+//     resolves them (Snapshot.Resolve, Source.Replace). Only NVIDIA's DRA
+//     driver's devices are kept.
 //   - The kubelet's log directory names: /var/log/pods/<ns>_<pod>_<uid> (pod
 //     uid <-> namespace and name) and the symlinks in its sibling
 //     /var/log/containers, <pod>_<ns>_<container>-<container id>.log

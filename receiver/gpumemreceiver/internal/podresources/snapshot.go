@@ -23,7 +23,27 @@ type Allocation struct {
 	DeviceUUID string
 	// Replica is the time-slicing/MPS replica number, -1 when none.
 	Replica int
+	// Ref is how the id names its device where it is no UUID (GKE's device
+	// plugin, NVIDIA's DRA driver): by minor number. Resolve fills DeviceUUID
+	// from it.
+	Ref MinorRef
+	// Claim is the DRA claim the device was allocated through; zero for a
+	// device plugin's allocation.
+	Claim Claim
 }
+
+// Claim is a DRA allocation's claim and the device as its driver names it
+// (the kubelet's ContainerResources.dynamic_resources: DynamicResource and
+// ClaimResource in k8s.io/kubelet pkg/apis/podresources/v1/api.proto).
+type Claim struct {
+	Name, Namespace string
+	// Driver, Pool and Device are the triplet that identifies the device.
+	Driver, Pool, Device string
+}
+
+// byMinor says whether the allocation's device is found through Resolve: a
+// minor-number id, or any device of NVIDIA's DRA driver.
+func (a *Allocation) byMinor() bool { return a.Ref.Valid() || a.Claim.Driver != "" }
 
 // AllocatableDevice is one device the kubelet can allocate (GetAllocatableResources).
 type AllocatableDevice struct {
@@ -50,6 +70,13 @@ type Snapshot struct {
 	byPod       map[podKey][]Allocation
 	allocatable []AllocatableDevice
 	hasAlloc    bool
+	// byMinor says some allocation names its device by minor number (or is
+	// DRA's): only such a snapshot needs Resolve.
+	byMinor bool
+	// raw is the snapshot Resolve was called on; nil on a raw snapshot.
+	raw *Snapshot
+	// unresolved are the allocations Resolve found no device for.
+	unresolved []Allocation
 }
 
 // emptySnapshot is what a Source holds before its first good List.
@@ -66,20 +93,14 @@ func BuildSnapshot(list *podresourcesv1.ListPodResourcesResponse, alloc *podreso
 					continue
 				}
 				for _, id := range d.GetDeviceIds() {
-					parsed, _ := ParseDeviceID(id)
-					s.allocs = append(s.allocs, Allocation{
-						Namespace: p.GetNamespace(), Pod: p.GetName(), Container: c.GetName(),
-						Resource: d.GetResourceName(), DeviceID: id,
-						DeviceUUID: parsed.UUID, Replica: parsed.Replica,
-					})
+					s.addDevicePluginID(p, c, d.GetResourceName(), id)
 				}
+			}
+			for _, dr := range c.GetDynamicResources() {
+				s.addClaim(p, c, dr)
 			}
 		}
 	}
-	slices.SortFunc(s.allocs, func(a, b Allocation) int {
-		return cmp.Or(strings.Compare(deviceKey(a), deviceKey(b)), strings.Compare(a.Namespace, b.Namespace),
-			strings.Compare(a.Pod, b.Pod), strings.Compare(a.Container, b.Container), strings.Compare(a.DeviceID, b.DeviceID))
-	})
 	s.index()
 	if alloc != nil {
 		s.hasAlloc = true
@@ -95,6 +116,92 @@ func BuildSnapshot(list *podresourcesv1.ListPodResourcesResponse, alloc *podreso
 	}
 	return s
 }
+
+// addDevicePluginID adds one device a device plugin allocated: a UUID form,
+// or GKE's minor-number form.
+func (s *Snapshot) addDevicePluginID(p *podresourcesv1.PodResources, c *podresourcesv1.ContainerResources, resource, id string) {
+	a := Allocation{
+		Namespace: p.GetNamespace(), Pod: p.GetName(), Container: c.GetName(),
+		Resource: resource, DeviceID: id, Ref: noRef,
+	}
+	if parsed, ok := ParseDeviceID(id); ok {
+		a.DeviceUUID, a.Replica = parsed.UUID, parsed.Replica
+	} else if ref, ok := ParseGKEDeviceID(id); ok {
+		a.Ref, a.Replica = ref, ref.Replica
+		s.byMinor = true
+	} else {
+		a.Replica = -1
+	}
+	s.allocs = append(s.allocs, a)
+}
+
+// addClaim adds the devices NVIDIA's DRA driver allocated through one claim;
+// other drivers' devices are no GPUs the receiver can map, and are left out.
+// The driver's resource name stands where a device plugin's resource would.
+func (s *Snapshot) addClaim(p *podresourcesv1.PodResources, c *podresourcesv1.ContainerResources, dr *podresourcesv1.DynamicResource) {
+	for _, cr := range dr.GetClaimResources() {
+		if cr.GetDriverName() != DRADriverNVIDIA {
+			continue
+		}
+		ref, _ := ParseDRADeviceName(cr.GetDeviceName())
+		s.allocs = append(s.allocs, Allocation{
+			Namespace: p.GetNamespace(), Pod: p.GetName(), Container: c.GetName(),
+			Resource: cr.GetDriverName(), DeviceID: cr.GetDeviceName(), Replica: -1, Ref: ref,
+			Claim: Claim{
+				Name: dr.GetClaimName(), Namespace: dr.GetClaimNamespace(),
+				Driver: cr.GetDriverName(), Pool: cr.GetPoolName(), Device: cr.GetDeviceName(),
+			},
+		})
+		s.byMinor = true
+	}
+}
+
+// Resolve maps the allocations that name their device by minor number to
+// NVML UUIDs: uuidOf answers a reference with the UUID of the device it names
+// on this node, or "" when none does. It returns a new snapshot (the receiver
+// passes it to Source.Replace), or the raw snapshot itself when nothing needs
+// resolving; it may be called again on its result, starting over from the
+// raw answer (a MIG instance recreated under a new UUID).
+func (s *Snapshot) Resolve(uuidOf func(MinorRef) string) *Snapshot {
+	raw := s.Raw()
+	if !raw.byMinor {
+		return raw
+	}
+	r := &Snapshot{
+		taken: raw.taken, allocs: slices.Clone(raw.allocs), allocatable: raw.allocatable,
+		hasAlloc: raw.hasAlloc, byMinor: true, raw: raw,
+	}
+	for i := range r.allocs {
+		a := &r.allocs[i]
+		if !a.byMinor() {
+			continue
+		}
+		if a.Ref.Valid() {
+			a.DeviceUUID = uuidOf(a.Ref)
+		}
+		if a.DeviceUUID == "" {
+			r.unresolved = append(r.unresolved, *a)
+		}
+	}
+	r.index()
+	return r
+}
+
+// Raw is the kubelet's answer as BuildSnapshot made it, before Resolve.
+func (s *Snapshot) Raw() *Snapshot {
+	if s.raw != nil {
+		return s.raw
+	}
+	return s
+}
+
+// NeedsResolve says whether some allocation names its device by minor number.
+func (s *Snapshot) NeedsResolve() bool { return s.byMinor }
+
+// Unresolved are the allocations the last Resolve found no device for: a
+// minor number or MIG instance NVML does not list, a device name of NVIDIA's
+// DRA driver that is no GPU or MIG form. In order of device id, pod, container.
+func (s *Snapshot) Unresolved() []Allocation { return s.unresolved }
 
 // isGPUResource keeps NVIDIA's resources and any other whose ids are GPU or
 // MIG UUIDs (a plugin deployed under another resource prefix).
@@ -112,9 +219,14 @@ func deviceKey(a Allocation) string {
 	return a.DeviceID
 }
 
-// index builds the lookup maps as sub-slices of two sorted arrays, so a
-// snapshot costs a handful of allocations however many devices it holds.
+// index sorts the allocations and builds the lookup maps as sub-slices of two
+// sorted arrays, so a snapshot costs a handful of allocations however many
+// devices it holds.
 func (s *Snapshot) index() {
+	slices.SortFunc(s.allocs, func(a, b Allocation) int {
+		return cmp.Or(strings.Compare(deviceKey(a), deviceKey(b)), strings.Compare(a.Namespace, b.Namespace),
+			strings.Compare(a.Pod, b.Pod), strings.Compare(a.Container, b.Container), strings.Compare(a.DeviceID, b.DeviceID))
+	})
 	s.byDevice = make(map[string][]Allocation)
 	s.byMIG = make(map[migKey][]Allocation)
 	for i := 0; i < len(s.allocs); {

@@ -52,7 +52,7 @@ func TestBuildSnapshot(t *testing.T) {
 	_, known := s.Allocatable()
 	assert.False(t, known)
 
-	assert.Equal(t, []Allocation{{Namespace: "ml", Pod: "train-0", Container: "main", Resource: "nvidia.com/gpu", DeviceID: gpuA, DeviceUUID: gpuA, Replica: -1}}, s.Device(gpuA))
+	assert.Equal(t, []Allocation{{Namespace: "ml", Pod: "train-0", Container: "main", Resource: "nvidia.com/gpu", DeviceID: gpuA, DeviceUUID: gpuA, Replica: -1, Ref: noRef}}, s.Device(gpuA))
 	assert.Equal(t, "nvidia.com/mig-1g.10gb", s.Device(migA)[0].Resource, "mixed strategy")
 	assert.Equal(t, "infer-single", s.Device(migB)[0].Pod, "single strategy")
 
@@ -70,8 +70,8 @@ func TestBuildSnapshot(t *testing.T) {
 	assert.Len(t, s.Device(gpuB), 3)
 	require.Len(t, s.Pod("net", "rdma"), 1)
 	assert.Equal(t, "example.com/accel", s.Pod("net", "rdma")[0].Resource)
-	// An nvidia.com id that is no UUID is kept under its listed id.
-	assert.Equal(t, []Allocation{{Namespace: "gke", Pod: "idx", Container: "c", Resource: "nvidia.com/gpu", DeviceID: "nvidia0", Replica: -1}}, s.Device("nvidia0"))
+	// GKE's minor-number id is kept under its listed id until resolved.
+	assert.Equal(t, []Allocation{{Namespace: "gke", Pod: "idx", Container: "c", Resource: "nvidia.com/gpu", DeviceID: "nvidia0", Replica: -1, Ref: ref(0)}}, s.Device("nvidia0"))
 	assert.Len(t, s.Allocations(), 11)
 	assert.Empty(t, s.Pod("ml", "nope"))
 }
@@ -96,4 +96,89 @@ func TestBuildSnapshotAllocatable(t *testing.T) {
 		{Resource: "nvidia.com/gpu", DeviceID: gpuA, DeviceUUID: gpuA},
 		{Resource: "nvidia.com/gpu", DeviceID: gpuB, DeviceUUID: gpuB},
 	}, devices)
+}
+
+func claim(name, ns string, res ...*podresourcesv1.ClaimResource) *podresourcesv1.DynamicResource {
+	return &podresourcesv1.DynamicResource{ClaimName: name, ClaimNamespace: ns, ClaimResources: res}
+}
+
+func claimDev(driver, pool, device string) *podresourcesv1.ClaimResource {
+	return &podresourcesv1.ClaimResource{DriverName: driver, PoolName: pool, DeviceName: device}
+}
+
+// draNode is a node whose GPUs come from NVIDIA's DRA driver (a whole GPU and
+// a MIG device), GKE's device plugin (a whole GPU time-shared by two pods) and
+// NVIDIA's device plugin, beside a DRA device of another driver.
+func draNode() *podresourcesv1.ListPodResourcesResponse {
+	dra := func(name string, dr ...*podresourcesv1.DynamicResource) *podresourcesv1.ContainerResources {
+		return &podresourcesv1.ContainerResources{Name: name, DynamicResources: dr}
+	}
+	return &podresourcesv1.ListPodResourcesResponse{PodResources: []*podresourcesv1.PodResources{
+		pod("ml", "dra-train", dra("main", claim("train-gpu", "ml", claimDev(DRADriverNVIDIA, "node-a", "gpu-1")))),
+		pod("ml", "dra-mig", dra("main", claim("mig", "ml", claimDev(DRADriverNVIDIA, "node-a", "gpu-0-mig-1g10gb-19-2")))),
+		pod("ml", "dra-vfio", dra("main", claim("vfio", "ml", claimDev(DRADriverNVIDIA, "node-a", "gpu-vfio-3")))),
+		pod("net", "nic", dra("main", claim("nic", "net", claimDev("dra.net", "node-a", "eth1")))),
+		pod("dev", "gke-a", ctr("nb", devs("nvidia.com/gpu", "nvidia2/vgpu0"))),
+		pod("dev", "gke-b", ctr("nb", devs("nvidia.com/gpu", "nvidia2/vgpu1"))),
+		pod("dev", "gke-mig", ctr("nb", devs("nvidia.com/gpu", "nvidia0/gi5"))),
+		pod("ml", "plugin", ctr("main", devs("nvidia.com/gpu", gpuA))),
+	}}
+}
+
+func TestBuildSnapshotDRAAndGKE(t *testing.T) {
+	raw := BuildSnapshot(draNode(), nil, time.Time{})
+	assert.True(t, raw.NeedsResolve())
+	assert.Len(t, raw.Allocations(), 7, "the other DRA driver's device is left out")
+	dra := raw.Pod("ml", "dra-train")
+	require.Len(t, dra, 1)
+	assert.Equal(t, Allocation{
+		Namespace: "ml", Pod: "dra-train", Container: "main", Resource: DRADriverNVIDIA, DeviceID: "gpu-1", Replica: -1,
+		Ref:   ref(1),
+		Claim: Claim{Name: "train-gpu", Namespace: "ml", Driver: DRADriverNVIDIA, Pool: "node-a", Device: "gpu-1"},
+	}, dra[0])
+	assert.Equal(t, 1, raw.Pod("dev", "gke-b")[0].Replica, "vgpu<n> is the replica")
+	assert.Empty(t, raw.Device(gpuB), "nothing resolved yet")
+
+	// The node: minor 1 is gpuB, minor 2 gpuC, minor 0 is in MIG mode with
+	// GI 5 (profile 19, placement 2) as migA. Minor 3 does not exist.
+	uuidOf := func(r MinorRef) string {
+		switch {
+		case r.Minor == 1 && !r.MIG():
+			return gpuB
+		case r.Minor == 2 && !r.MIG():
+			return gpuC
+		case r.Minor == 0 && (r.GI == 5 || r.ProfileID == 19 && r.PlacementStart == 2):
+			return migA
+		}
+		return ""
+	}
+	s := raw.Resolve(uuidOf)
+	assert.Same(t, raw, s.Raw())
+	assert.Equal(t, "dra-train", s.Device(gpuB)[0].Pod)
+	assert.Equal(t, "train-gpu", s.Device(gpuB)[0].Claim.Name)
+	shared := s.Device(gpuC)
+	require.Len(t, shared, 2, "two GKE time-sharing replicas")
+	assert.Equal(t, []string{"gke-a", "gke-b"}, []string{shared[0].Pod, shared[1].Pod})
+	require.Len(t, s.Device(migA), 2, "the DRA MIG device and GKE's gi form")
+	assert.Equal(t, "main", s.ContainerOf("ml", "dra-train", gpuB), "containers are named through resolved devices")
+	assert.Equal(t, gpuA, s.Device(gpuA)[0].DeviceUUID, "device plugin UUIDs untouched")
+	unresolved := s.Unresolved()
+	require.Len(t, unresolved, 1)
+	assert.Equal(t, "gpu-vfio-3", unresolved[0].DeviceID)
+	assert.Empty(t, raw.Unresolved(), "the raw answer is not modified")
+	assert.Empty(t, raw.Device(gpuB))
+
+	// Resolved again from its own result, with the MIG instance gone.
+	again := s.Resolve(func(r MinorRef) string {
+		if r.MIG() {
+			return ""
+		}
+		return uuidOf(r)
+	})
+	assert.Same(t, raw, again.Raw())
+	assert.Empty(t, again.Device(migA))
+	assert.Len(t, again.Unresolved(), 3)
+
+	plain := BuildSnapshot(&podresourcesv1.ListPodResourcesResponse{PodResources: mixedNode().PodResources[:8]}, nil, time.Time{})
+	assert.Same(t, plain, plain.Resolve(uuidOf), "nothing to resolve: the same snapshot")
 }

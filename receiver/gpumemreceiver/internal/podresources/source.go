@@ -208,6 +208,13 @@ func (s *Source) refreshLogs() {
 // Snapshot returns the last good allocations; never nil.
 func (s *Source) Snapshot() *Snapshot { return s.snap.Load() }
 
+// Replace puts a resolved snapshot (Snapshot.Resolve) in place of the one it
+// was made from, so Lookup names containers through it too. It does nothing
+// when a refresh has stored a newer answer meanwhile.
+func (s *Source) Replace(from, resolved *Snapshot) {
+	s.snap.CompareAndSwap(from, resolved)
+}
+
 // Shutdown closes the connection. Safe without Start, and more than once;
 // no refresh runs after it.
 func (s *Source) Shutdown(context.Context) error {

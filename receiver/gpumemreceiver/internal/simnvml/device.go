@@ -142,7 +142,12 @@ func (d *device) GetIndex() (int, nvml.Return) {
 	return d.index, nvml.SUCCESS
 }
 
-func (d *device) GetMinorNumber() (int, nvml.Return) { return d.GetIndex() }
+func (d *device) GetMinorNumber() (int, nvml.Return) {
+	if !d.sim.up() {
+		return 0, nvml.ERROR_UNINITIALIZED
+	}
+	return *d.gpu.Minor, nvml.SUCCESS
+}
 
 func (d *device) GetUtilizationRates() (nvml.Utilization, nvml.Return) {
 	if !d.sim.up() {

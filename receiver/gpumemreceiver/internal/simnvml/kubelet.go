@@ -12,6 +12,13 @@ func (s *Scenario) KubeletPods() []simkubelet.Pod {
 			for _, d := range c.Devices {
 				ctr.Devices = append(ctr.Devices, simkubelet.Devices{Resource: d.Resource, IDs: d.IDs})
 			}
+			for _, cl := range c.Claims {
+				claim := simkubelet.Claim{Name: cl.Name, Namespace: cl.Namespace}
+				for _, dev := range cl.Devices {
+					claim.Devices = append(claim.Devices, simkubelet.ClaimDevice{Driver: cl.Driver, Pool: cl.Pool, Device: dev})
+				}
+				ctr.Claims = append(ctr.Claims, claim)
+			}
 			pod.Containers = append(pod.Containers, ctr)
 		}
 		pods = append(pods, pod)

@@ -68,6 +68,36 @@ func (d *device) IsMigDeviceHandle() (bool, nvml.Return) {
 	return false, nvml.SUCCESS
 }
 
+// GetGpuInstanceById answers for a live instance's GPU instance: its profile id and
+// placement where the scenario gives them, NO_PERMISSION where it does not (the call needs
+// a privileged user, nvml.h).
+func (d *device) GetGpuInstanceById(id int) (nvml.GpuInstance, nvml.Return) {
+	if !d.sim.up() {
+		return nil, nvml.ERROR_UNINITIALIZED
+	}
+	t, _ := d.now()
+	if !d.has.mig || !d.migOn(t) {
+		return nil, nvml.ERROR_NOT_SUPPORTED
+	}
+	for _, m := range d.migs {
+		inst := m.inst
+		if *inst.GPUInstanceID != id || !inst.live(t) {
+			continue
+		}
+		if inst.ProfileID == nil {
+			return nil, nvml.ERROR_NO_PERMISSION
+		}
+		info := nvml.GpuInstanceInfo{
+			Id: uint32(id), ProfileId: uint32(*inst.ProfileID),
+			Placement: nvml.GpuInstancePlacement{Start: uint32(*inst.PlacementStart), Size: 1},
+		}
+		gi := &mock.GpuInstance{GetInfoFunc: func() (nvml.GpuInstanceInfo, nvml.Return) { return info, nvml.SUCCESS }}
+		fillNotSupported(gi)
+		return gi, nvml.SUCCESS
+	}
+	return nil, nvml.ERROR_NOT_FOUND
+}
+
 // migDevice is one simulated MIG device. Its handle stays valid while its
 // instance exists and the GPU is in MIG mode; after that every call answers
 // INVALID_ARGUMENT, as a destroyed instance's handle does.

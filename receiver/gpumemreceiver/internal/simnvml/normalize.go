@@ -106,6 +106,20 @@ func (s *Scenario) normalizeIndexes() error {
 		}
 		taken[idx] = true
 	}
+	minors := map[int]int{}
+	for i := range s.GPUs {
+		g := &s.GPUs[i]
+		if g.Minor == nil {
+			g.Minor = g.Index
+		}
+		if *g.Minor < 0 || *g.Minor > 255 {
+			return fmt.Errorf("gpus[%d].minor: %d is out of range 0..255", i, *g.Minor)
+		}
+		if other, dup := minors[*g.Minor]; dup {
+			return fmt.Errorf("gpus[%d].minor: minor %d is also that of gpus[%d]", i, *g.Minor, other)
+		}
+		minors[*g.Minor] = i
+	}
 	slices.SortStableFunc(s.GPUs, func(a, b GPU) int { return *a.Index - *b.Index })
 	return nil
 }

@@ -39,7 +39,11 @@ type Scenario struct {
 // GPU is one simulated device.
 type GPU struct {
 	// Index is the NVML index; omitted, the GPU's position in the list.
-	Index  *int   `yaml:"index,omitempty"`
+	Index *int `yaml:"index,omitempty"`
+	// Minor is the device node's minor number (/dev/nvidia<minor>); omitted, the index.
+	// The kernel numbers GPUs in probe order and NVML by PCI bus id, so on real nodes the
+	// two can differ.
+	Minor  *int   `yaml:"minor,omitempty"`
 	UUID   string `yaml:"uuid,omitempty"`
 	Name   string `yaml:"name,omitempty"`
 	Serial string `yaml:"serial,omitempty"`

@@ -26,6 +26,11 @@ type MIGInstance struct {
 	// GPUInstanceID defaults to the position in the list + 1; ComputeInstanceID to 0.
 	GPUInstanceID     *int `yaml:"gpu_instance_id,omitempty"`
 	ComputeInstanceID int  `yaml:"compute_instance_id,omitempty"`
+	// ProfileID and PlacementStart are what nvmlGpuInstanceGetInfo answers for the GPU
+	// instance (the profile id nvidia-smi mig -lgip lists, e.g. 19 for 1g.10gb on H100).
+	// Omitted, the GPU instance queries answer NO_PERMISSION, as for an unprivileged caller.
+	ProfileID      *int `yaml:"profile_id,omitempty"`
+	PlacementStart *int `yaml:"placement_start,omitempty"`
 	// MemoryTotal is the instance's framebuffer; omitted, 97.5% of the GiB the profile
 	// names (an H100 80GB 1g.10gb has 9.75 GiB).
 	MemoryTotal  Bytes     `yaml:"memory_total,omitempty"`
@@ -94,6 +99,12 @@ func (inst *MIGInstance) normalize(path string, gpu, pos int, room Bytes, loop t
 	}
 	if *inst.GPUInstanceID < 0 || *inst.GPUInstanceID > 64 || inst.ComputeInstanceID < 0 || inst.ComputeInstanceID > 64 {
 		return fmt.Errorf("%s: gpu_instance_id and compute_instance_id must be in 0..64", path)
+	}
+	if (inst.ProfileID == nil) != (inst.PlacementStart == nil) {
+		return fmt.Errorf("%s: profile_id and placement_start are given together or not at all", path)
+	}
+	if inst.ProfileID != nil && (*inst.ProfileID < 0 || *inst.ProfileID > 64 || *inst.PlacementStart < 0 || *inst.PlacementStart > 64) {
+		return fmt.Errorf("%s: profile_id and placement_start must be in 0..64", path)
 	}
 	if inst.MemoryTotal == 0 {
 		gb, _ := strconv.Atoi(match[2])

@@ -3,6 +3,8 @@ package simnvml
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/podresources"
 )
 
 // Pod is a Kubernetes pod on the simulated node: what the simulated kubelet's PodResources
@@ -22,6 +24,21 @@ type PodContainer struct {
 	// kubelet's /var/log/containers link carries it.
 	ID      string       `yaml:"id,omitempty"`
 	Devices []PodDevices `yaml:"devices,omitempty"`
+	// Claims are DRA claims: the kubelet lists their devices as dynamic resources.
+	Claims []PodClaim `yaml:"claims,omitempty"`
+}
+
+// PodClaim is one ResourceClaim a container uses and the devices its driver allocated.
+type PodClaim struct {
+	Name string `yaml:"name"`
+	// Namespace is the claim's; the pod's when omitted.
+	Namespace string `yaml:"namespace,omitempty"`
+	// Driver is the DRA driver; gpu.nvidia.com when omitted.
+	Driver string `yaml:"driver,omitempty"`
+	// Pool is the resource pool; "node" when omitted (the driver names it after the node).
+	Pool string `yaml:"pool,omitempty"`
+	// Devices are device names in the pool: gpu-<minor>, gpu-<minor>-mig-<profile>-<id>-<start>.
+	Devices []string `yaml:"devices"`
 }
 
 // PodDevices are the device plugin ids of one resource allocated to a container.
@@ -47,8 +64,10 @@ func (s *Scenario) normalizePods() error {
 		return fmt.Errorf("pods: %d pods, at most %d are supported", len(s.Pods), maxPods)
 	}
 	known := map[string]bool{}
+	minors := map[int]bool{}
 	for _, g := range s.GPUs {
 		known[g.UUID] = true
+		minors[*g.Minor] = true
 		if g.MIG != nil {
 			for _, inst := range g.MIG.Instances {
 				known[inst.UUID] = true
@@ -85,9 +104,27 @@ func (s *Scenario) normalizePods() error {
 				}
 				for n, id := range d.IDs {
 					uuid, _, _ := strings.Cut(id, "::")
+					if ref, gke := podresources.ParseGKEDeviceID(id); gke && minors[ref.Minor] {
+						continue
+					}
 					if !known[uuid] {
 						return fmt.Errorf("%s.devices[%d].ids[%d]: %q names no GPU or MIG instance of the scenario", cpath, k, n, id)
 					}
+				}
+			}
+			for k := range c.Claims {
+				cl := &c.Claims[k]
+				if cl.Name == "" || len(cl.Devices) == 0 {
+					return fmt.Errorf("%s.claims[%d]: name and devices are required", cpath, k)
+				}
+				if cl.Namespace == "" {
+					cl.Namespace = p.Namespace
+				}
+				if cl.Driver == "" {
+					cl.Driver = podresources.DRADriverNVIDIA
+				}
+				if cl.Pool == "" {
+					cl.Pool = "node"
 				}
 			}
 		}
