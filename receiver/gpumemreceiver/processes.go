@@ -125,7 +125,7 @@ func (s *metricsScraper) recordProcesses(d *nvmlx.Device, procs []gpuProcess, ts
 			continue
 		}
 		attrs := dp.Attributes()
-		attrs.EnsureCapacity(9)
+		attrs.EnsureCapacity(11)
 		putProcessAttributes(attrs, p.pid, info)
 		putPodNames(attrs, id)
 		attrs.PutStr(metadata.AttrNvidiaGpuProcessType, p.typ)
@@ -139,8 +139,8 @@ func (s *metricsScraper) recordProcesses(d *nvmlx.Device, procs []gpuProcess, ts
 }
 
 // putProcessAttributes writes what identifies a process on its per-process points: the pid,
-// the pid in its own namespace, the executable name and its container and pod, each only
-// where known.
+// the pid in its own namespace, the executable name, its container and pod and its Slurm
+// job and step, each only where known.
 func putProcessAttributes(attrs pcommon.Map, pid uint32, info procfs.Info) {
 	attrs.PutInt(metadata.AttrProcessPID, int64(pid))
 	// Only where it differs: for a process in the host's namespace it would repeat the pid
@@ -156,5 +156,10 @@ func putProcessAttributes(attrs pcommon.Map, pid uint32, info procfs.Info) {
 	}
 	if info.PodUID != "" {
 		attrs.PutStr(metadata.AttrK8sPodUID, info.PodUID)
+	}
+	// The parser sets both or neither.
+	if info.SlurmJobID != "" {
+		attrs.PutStr(metadata.AttrSlurmJobID, info.SlurmJobID)
+		attrs.PutStr(metadata.AttrSlurmJobStep, info.SlurmStep)
 	}
 }

@@ -78,7 +78,7 @@ func (s *metricsScraper) recordProcessTask(pid uint32, info procfs.Info, id podr
 		return
 	}
 	attrs := dp.Attributes()
-	attrs.EnsureCapacity(9)
+	attrs.EnsureCapacity(11)
 	putProcessAttributes(attrs, pid, info)
 	putPodNames(attrs, id)
 	attrs.PutStr(metadata.AttrHwGpuTask, task)

@@ -112,6 +112,30 @@ func TestScrapeMemoryAndProcesses(t *testing.T) {
 	assert.Equal(t, 1.0, counts[1].value)
 }
 
+// A process in a Slurm job step carries the job and step its cgroup names, and no container
+// or pod: a Slurm node's processes are the host's.
+func TestScrapeSlurmJobProcess(t *testing.T) {
+	g := newFakeGPU(0)
+	g.used = 10 * gib
+	g.compute = []nvml.ProcessInfo{{Pid: 300, UsedGpuMemory: uint64(6 * gib)}, {Pid: 400, UsedGpuMemory: uint64(2 * gib)}}
+	fsys := procTree(map[uint32]procEntry{
+		300: {"python3", "0::/system.slice/slurmstepd.scope/job_4749/step_0/user/task_0\n"},
+		400: {"python3", "9:devices:/slurm/uid_2687/job_13759490/step_batch/task_0\n4:memory:/slurm/uid_2687/job_13759490/step_batch/task_0\n"},
+	})
+	r := startWith(t, newFakeNVML(g), fsys)
+
+	md, err := r.scrapeMetrics(context.Background())
+	require.NoError(t, err)
+	procs := byGPU(md)[g.uuid]["nvidia.gpu.process.memory.usage"]
+	require.Len(t, procs, 2)
+	for i, want := range []struct{ job, step string }{{"4749", "0"}, {"13759490", "batch"}} {
+		assert.Equal(t, want.job, procs[i].attrs["slurm.job.id"], "pid %v", procs[i].attrs["process.pid"])
+		assert.Equal(t, want.step, procs[i].attrs["slurm.job.step"], "pid %v", procs[i].attrs["process.pid"])
+		assert.NotContains(t, procs[i].attrs, "container.id")
+		assert.NotContains(t, procs[i].attrs, "k8s.pod.uid")
+	}
+}
+
 const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func TestResourceAttributes(t *testing.T) {

@@ -8,6 +8,8 @@ const (
 	AttrNvidiaGpuProcessType     = "nvidia.gpu.process.type"
 	AttrContainerID              = "container.id"
 	AttrK8sPodUID                = "k8s.pod.uid"
+	AttrSlurmJobID               = "slurm.job.id"
+	AttrSlurmJobStep             = "slurm.job.step"
 	AttrHwGpuTask                = "hw.gpu.task"
 	AttrNvidiaGpuRetirementCause = "nvidia.gpu.retirement.cause"
 	AttrNvidiaGpuRemapType       = "nvidia.gpu.remap.type"
@@ -82,6 +84,8 @@ var Attributes = []AttributeDef{
 	{Name: AttrNvidiaGpuProcessType, Type: "string", Enum: []string{AttrNvidiaGpuProcessTypeCompute, AttrNvidiaGpuProcessTypeGraphics}},
 	{Name: AttrContainerID, Type: "string"},
 	{Name: AttrK8sPodUID, Type: "string"},
+	{Name: AttrSlurmJobID, Type: "string"},
+	{Name: AttrSlurmJobStep, Type: "string"},
 	{Name: AttrHwGpuTask, Type: "string", Enum: []string{AttrHwGpuTaskGeneral, AttrHwGpuTaskMemoryController}},
 	{Name: AttrNvidiaGpuRetirementCause, Type: "string", Enum: []string{AttrNvidiaGpuRetirementCauseSingleBitEcc, AttrNvidiaGpuRetirementCauseDoubleBitEcc}},
 	{Name: AttrNvidiaGpuRemapType, Type: "string", Enum: []string{AttrNvidiaGpuRemapTypeCorrectable, AttrNvidiaGpuRemapTypeUncorrectable}},

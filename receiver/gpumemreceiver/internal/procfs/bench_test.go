@@ -3,6 +3,7 @@ package procfs
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -31,3 +32,28 @@ func BenchmarkLookupMiss(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseCgroup parses every fixture in testdata/cgroup once per iteration: the
+// cost of one first sight of each form, as the Reader pays it on a cache miss.
+func BenchmarkParseCgroup(b *testing.B) {
+	files, err := filepath.Glob(filepath.Join("testdata", "cgroup", "*.txt"))
+	if err != nil || len(files) == 0 {
+		b.Fatal("no fixtures", err)
+	}
+	contents := make([]string, 0, len(files))
+	for _, f := range files {
+		c, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		contents = append(contents, string(c))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range contents {
+			sinkCgroup = ParseCgroup(c)
+		}
+	}
+}
+
+var sinkCgroup Cgroup

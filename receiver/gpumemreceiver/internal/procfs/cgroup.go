@@ -2,16 +2,35 @@ package procfs
 
 import "strings"
 
-// ParseCgroup extracts the container ID and Kubernetes pod UID from the
-// content of a /proc/<pid>/cgroup file. It understands cgroup v1 (one line per
-// hierarchy) and v2 ("0::/path") and the path shapes of docker, containerd,
-// cri-o and podman, with both the cgroupfs and the systemd cgroup drivers.
-// Either result is empty when the file does not say.
+// Cgroup is what a /proc/<pid>/cgroup file says about where a process runs. A field is
+// empty when the file does not say.
+type Cgroup struct {
+	// ContainerID is the 64-hex-digit id of the process's container.
+	ContainerID string
+	// PodUID is the Kubernetes pod UID (or a static pod's 32-hex-digit config hash).
+	PodUID string
+	// SlurmJobID is the Slurm job the process runs in: the numeric job id, or on cgroup v2
+	// under Slurm 26.05 and later with the default CgroupJobIdPaths=no the job's SLUID
+	// ("s" and 13 Crockford base32 digits), which scontrol, squeue and sacct take in its place.
+	SlurmJobID string
+	// SlurmStep is the job step: its number, "batch", "extern" or "interactive"; a
+	// heterogeneous step's component follows a '+' ("0+1").
+	SlurmStep string
+}
+
+// ParseCgroup extracts the container, Kubernetes pod and Slurm job from the content of a
+// /proc/<pid>/cgroup file. It understands cgroup v1 (one line per hierarchy) and v2
+// ("0::/path"), the path shapes of docker, containerd, cri-o and podman with both the
+// cgroupfs and the systemd cgroup drivers, paths relative to the reader's cgroup namespace
+// ("/../../burstable/pod<uid>/<id>"), and Slurm's job/step cgroups.
 //
-// Only the unambiguous forms are accepted: a container ID is 64 hex digits,
-// a pod UID a UUID (or the 32-hex-digit config hash of a static pod) found
-// under a "kubepods" path. A process outside any container yields "", "".
-func ParseCgroup(content string) (containerID, podUID string) {
+// Only the unambiguous forms are accepted: a container ID is 64 hex digits, a pod UID a
+// UUID (or the 32-hex-digit config hash of a static pod) under a "kubepods" path or, in a
+// path relative to the reader's cgroup namespace, under "..", "burstable" or "besteffort";
+// a Slurm job a "job_<id>" (or SLUID) segment directly above a "step_<step>" one.
+// A process outside any container or job yields the zero Cgroup.
+func ParseCgroup(content string) Cgroup {
+	var cg Cgroup
 	for len(content) > 0 {
 		var line string
 		line, content, _ = strings.Cut(content, "\n")
@@ -24,24 +43,28 @@ func ParseCgroup(content string) (containerID, podUID string) {
 		if !ok {
 			continue
 		}
-		cid, pod := parseCgroupPath(strings.TrimSpace(path))
-		if containerID == "" {
-			containerID = cid
-		}
-		if podUID == "" {
-			podUID = pod
-		}
-		if containerID != "" && podUID != "" {
+		parseCgroupPath(strings.TrimSpace(path), &cg)
+		// A Slurm job's v1 file names the job on several lines; the loop reads them all
+		// (about a dozen short lines) rather than guess which hierarchy carries it.
+		if cg.ContainerID != "" && cg.PodUID != "" {
 			break
 		}
 	}
-	return containerID, podUID
+	return cg
 }
 
-// parseCgroupPath looks at one cgroup path. The innermost container-looking
-// segment wins: runtimes nest helper cgroups below the container's scope.
-func parseCgroupPath(path string) (containerID, podUID string) {
+// parseCgroupPath fills the fields of cg still empty from one cgroup path. The innermost
+// container-looking segment wins: runtimes nest helper cgroups below the container's scope.
+func parseCgroupPath(path string, cg *Cgroup) {
+	// The kubelet names the QoS and pod cgroups "kubepods[/<qos>]/pod<uid>" (cgroupfs
+	// driver) or "kubepods.slice/kubepods-<qos>.slice/kubepods-<qos>-pod<uid>.slice"
+	// (systemd driver): kubernetes/kubernetes pkg/kubelet/cm/cgroup_manager_linux.go
+	// (CgroupName.ToSystemd, escapeSystemdCgroupName). A reader in another cgroup
+	// namespace sees the path relative to its own root, each level above it a "..", so a
+	// cgroupfs path may have lost its "kubepods" segment (cgroup_namespaces(7)).
 	inKubepods := strings.Contains(path, "kubepods")
+	relative := strings.HasPrefix(path, "/../")
+	var inner string // the segment below seg, for Slurm's job_<id>/step_<step> pair
 	for path != "" {
 		var seg string
 		// ':' separates too: containerd's systemd driver, when systemd does not
@@ -51,15 +74,94 @@ func parseCgroupPath(path string) (containerID, podUID string) {
 		} else {
 			seg, path = path, ""
 		}
-		if containerID == "" {
-			containerID = containerFromSegment(seg)
+		if cg.ContainerID == "" {
+			cg.ContainerID = containerFromSegment(seg)
 		}
-		if podUID == "" && inKubepods {
-			podUID = podFromSegment(seg)
+		if cg.PodUID == "" && (inKubepods || relative && podParentInNamespace(path)) {
+			cg.PodUID = podFromSegment(seg)
+		}
+		if cg.SlurmJobID == "" && isSlurmJob(seg) {
+			if step, ok := slurmStep(inner); ok {
+				cg.SlurmJobID, cg.SlurmStep = strings.TrimPrefix(seg, "job_"), step
+			}
+		}
+		inner = seg
+	}
+}
+
+// podParentInNamespace reports whether the segment that ends path may hold a kubelet pod
+// cgroup in a path relative to the reader's cgroup namespace: a ".." (the pod sits at a
+// level the reader cannot name, such as kubepods itself) or a QoS class cgroup.
+func podParentInNamespace(path string) bool {
+	parent := path[strings.LastIndexByte(path, '/')+1:]
+	return parent == ".." || parent == "burstable" || parent == "besteffort"
+}
+
+// isSlurmJob reports whether seg names a Slurm job cgroup: "job_<id>" (cgroup v1, and v2
+// with CgroupJobIdPaths=yes or before 26.05) or the job's SLUID (v2 from 26.05 on). Slurm
+// builds them in src/plugins/cgroup/v1/xcgroup.c (xcgroup_create_hierarchy,
+// "%s/uid_%u" then "%s/job_%u") and src/plugins/cgroup/v2/cgroup_v2.c
+// (cgroup_p_step_create: "/job_%u" or print_sluid), SchedMD/slurm commit 284c3b95f08a.
+func isSlurmJob(seg string) bool {
+	if id, ok := strings.CutPrefix(seg, "job_"); ok {
+		return isUint32(id)
+	}
+	return isSLUID(seg)
+}
+
+// slurmStep returns the step a "step_<step>" segment names. Slurm formats the step with
+// log_build_step_id_str (src/common/log.c): a number, "batch", "extern", "interactive",
+// and for a heterogeneous job's component "<number>+<component>". "TBD" (a pending step)
+// is never a running process's cgroup and is refused with everything else.
+func slurmStep(seg string) (string, bool) {
+	step, ok := strings.CutPrefix(seg, "step_")
+	if !ok {
+		return "", false
+	}
+	switch step {
+	case "batch", "extern", "interactive":
+		return step, true
+	}
+	num, comp, het := strings.Cut(step, "+")
+	if !isUint32(num) || het && !isUint32(comp) {
+		return "", false
+	}
+	return step, true
+}
+
+// isUint32 reports whether s is a decimal uint32 without sign or leading zero, as Slurm
+// prints job and step ids with %u.
+func isUint32(s string) bool {
+	if s == "" || len(s) > 10 || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		n = n*10 + uint64(s[i]-'0')
+	}
+	return n <= 1<<32-1
+}
+
+// isSLUID reports whether s is a Slurm SLUID as print_sluid writes it (src/common/sluid.c):
+// "s" and 13 digits of Crockford's base32 alphabet, the first holding the 64-bit value's
+// top 4 bits (0-F).
+func isSLUID(s string) bool {
+	if len(s) != 14 || s[0] != 's' || !(isDigit(s[1]) || 'A' <= s[1] && s[1] <= 'F') {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		if !isDigit(c) && (c < 'A' || c > 'Z' || c == 'I' || c == 'L' || c == 'O' || c == 'U') {
+			return false
 		}
 	}
-	return containerID, podUID
+	return true
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // scopePrefixes are the systemd scope names runtimes give a container's cgroup.
 // Conmon scopes (cri-o's and podman's monitor process) are deliberately absent:

@@ -24,6 +24,10 @@ type Info struct {
 	ContainerID string
 	// PodUID is the Kubernetes pod UID from the cgroup path, or "".
 	PodUID string
+	// SlurmJobID and SlurmStep are the Slurm job and step from the cgroup path, or ""
+	// (see Cgroup).
+	SlurmJobID string
+	SlurmStep  string
 	// VPID is the pid in the process's own (innermost) pid namespace, from
 	// the NSpid line of /proc/<pid>/status; 0 when the kernel does not say.
 	VPID int
@@ -111,7 +115,8 @@ func (r *Reader) read(pid uint32) (Info, error) {
 	if b, err := fs.ReadFile(r.fsys, dir+"/cgroup"); err != nil {
 		fail(err)
 	} else {
-		info.ContainerID, info.PodUID = ParseCgroup(string(b))
+		cg := ParseCgroup(string(b))
+		info.ContainerID, info.PodUID, info.SlurmJobID, info.SlurmStep = cg.ContainerID, cg.PodUID, cg.SlurmJobID, cg.SlurmStep
 	}
 	if b, err := fs.ReadFile(r.fsys, dir+"/status"); err != nil {
 		fail(err)
