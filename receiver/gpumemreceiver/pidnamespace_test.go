@@ -141,7 +141,7 @@ func TestHiddenNamespace(t *testing.T) {
 		wantLookedUp bool
 	}{
 		{pidns.Own, "570.86.15", true, true},
-		{pidns.Below, "570.86.15", true, false}, // pids of the collector's namespace are not proc_root's
+		{pidns.Below, "570.86.15", true, false},  // pids of the collector's namespace are not proc_root's
 		{pidns.Below, "535.104.05", false, true}, // this driver reports host pids: proc_root shows them
 		{pidns.Host, "570.86.15", false, true},
 		{pidns.HostLike, "570.86.15", false, true},
