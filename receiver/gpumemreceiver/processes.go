@@ -26,8 +26,9 @@ func (s *metricsScraper) recordProcessesOf(d *nvmlx.Device, ts pcommon.Timestamp
 	}
 	s.recordProcesses(d, procs, ts)
 	// Unattributed needs the reserve (v2) to be meaningful: with v1 it would count the
-	// driver's reserve as unexplained memory.
-	if memOK && mem.hasReserved {
+	// driver's reserve as unexplained memory. While NVML hides other namespaces' processes
+	// it would be their memory, not a zombie's: not emitted (nvidia.gpu.process.hidden says why).
+	if memOK && mem.hasReserved && !s.hidden {
 		s.mb.RecordInt(metadata.NvidiaGpuMemoryUnattributed, ts, max(0, mem.used-attributedBytes(procs)))
 	}
 	return 0, nil
@@ -111,9 +112,16 @@ func (s *metricsScraper) recordProcesses(d *nvmlx.Device, procs []gpuProcess, ts
 		}
 		// A process that exited between NVML's list and this read keeps its memory and pid;
 		// only what /proc would have told is missing. So does every process when proc_root
-		// is another pid namespace's, which pids says once.
-		info, err := s.procs.Lookup(p.pid)
-		s.pids.observe(err)
+		// is another pid namespace's, which pids says once. NVML's pids in the collector's
+		// namespace are not looked up in a proc_root above it: they would name others.
+		var info procfs.Info
+		if s.lookups {
+			var err error
+			info, err = s.procs.Lookup(p.pid)
+			if !s.hidden {
+				s.pids.observe(err)
+			}
+		}
 		s.live[p.pid] = struct{}{}
 		id := s.pods.identity(info, d.UUID)
 		s.pods.observe(podProcess{pid: p.pid, bytes: p.bytes, info: info, id: id})

@@ -38,6 +38,8 @@ type gpuMemReceiver struct {
 
 	sess    *nvmlx.Session
 	backend nvmlx.Backend
+	// pidNS is the collector's PID namespace and what it hides (pidnamespace.go).
+	pidNS *pidNamespace
 	// kubelet is the node's kubelet as a source of pod allocations and names; nil when
 	// neither kubernetes.pod_resources_socket nor pod_logs_dir is set.
 	kubelet  *podresources.Source
@@ -68,6 +70,9 @@ func (r *gpuMemReceiver) Start(ctx context.Context, host component.Host) error {
 	}
 	r.sess = nvmlx.NewSession(b.Lib, r.cfg.backendConfig().LibraryName(), r.set.Logger)
 	r.sess.Verify = b.Verify
+	r.pidNS = &pidNamespace{res: b.PIDNamespace, procRoot: r.cfg.Processes.ProcRoot, logger: r.set.Logger}
+	r.pidNS.logStart()
+	r.sess.Degraded = r.pidNS.degraded
 	if r.retryMin > 0 {
 		r.sess.RetryMin = r.retryMin
 	}
@@ -142,6 +147,7 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 		logger: r.set.Logger,
 		now:    r.now,
 		live:   map[uint32]struct{}{},
+		pids:   r.pidNS,
 
 		failures: newFailureLog(r.set.Logger, r.set.TelemetrySettings.MeterProvider),
 	}
@@ -150,7 +156,6 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 	}
 	if r.cfg.Processes.Enabled {
 		s.procs = procfs.New(r.backend.ProcFS)
-		s.pids = pidVisibility{procRoot: r.cfg.Processes.ProcRoot, logger: r.set.Logger}
 	}
 	if r.kubelet != nil {
 		s.pods = newPodTracker(r.kubelet, r.cfg.Processes.Enabled, r.switches, r.set.BuildInfo.Version, r.emitLogs, r.set.Logger)

@@ -24,8 +24,12 @@ type metricsScraper struct {
 	logger *zap.Logger
 	now    func() time.Time
 
-	// pids says once when proc_root does not show NVML's pids.
-	pids pidVisibility
+	// pids is the PID namespace's verdict, and says once when proc_root does not show
+	// NVML's pids.
+	pids *pidNamespace
+	// hidden: this scrape's driver lists only the collector's namespace's processes;
+	// lookups: NVML's pids may be looked up in proc_root (pidnamespace.go).
+	hidden, lookups bool
 	// runway forecasts the time to a full GPU (runway.go); nil when runway is off.
 	runway *runwayTracker
 	// failures reports a call failing scrape after scrape once, and counts every failure.
@@ -48,6 +52,10 @@ func (s *metricsScraper) scrape(ctx context.Context) (pmetric.Metrics, error) {
 	var lost scrapeLoss
 	clear(s.live)
 	err := s.sess.WithDevices(func(driver string, devices []*nvmlx.Device) {
+		s.hidden, s.lookups = false, true
+		if s.pids != nil {
+			s.hidden, s.lookups = s.pids.hides(driver), s.pids.lookups(driver)
+		}
 		// MIG instance lists first: the kubelet's allocations are resolved against them.
 		for _, d := range devices {
 			lost.merge(s.refreshMIGIfDue(d))
@@ -182,6 +190,9 @@ func (s *metricsScraper) scrapeDevice(d *nvmlx.Device, driver string, ts pcommon
 	lost.add(s.recordUtilization(d, ts))
 	lost.add(s.recordProcessUtilization(d, ts))
 	lost.add(s.recordModes(d, ts))
+	if s.pids != nil && s.pids.checked() && s.wantProcesses() {
+		s.mb.RecordInt(metadata.NvidiaGpuProcessHidden, ts, boolInt(s.hidden))
+	}
 	lost.noteLoss(d, s.logger)
 	s.recordStatus(d, ts)
 	return lost

@@ -80,10 +80,18 @@ func binary(t *testing.T) string {
 // binary with it and args.
 func startCollector(t *testing.T, config string, args ...string) *collector {
 	t.Helper()
+	return startWrapped(t, nil, config, args...)
+}
+
+// startWrapped is startCollector with the binary run by wrap (a command and its arguments,
+// such as unshare's), which must exec it with the arguments that follow.
+func startWrapped(t *testing.T, wrap []string, config string, args ...string) *collector {
+	t.Helper()
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte(strings.ReplaceAll(config, "{{DIR}}", dir)), 0o600))
-	c := &collector{cmd: exec.Command(binary(t), append([]string{"--config", cfgPath}, args...)...), out: &syncBuffer{}, dir: dir, done: make(chan struct{})}
+	argv := append(append(append([]string{}, wrap...), binary(t), "--config", cfgPath), args...)
+	c := &collector{cmd: exec.Command(argv[0], argv[1:]...), out: &syncBuffer{}, dir: dir, done: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	require.NoError(t, c.cmd.Start())
 	// One goroutine waits, so that waitFor notices a collector that exits early (a config

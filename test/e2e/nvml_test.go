@@ -258,6 +258,7 @@ func expected(pids []int, f features) map[string]map[string]float64 {
 		g0["nvidia.gpu.memory.remapped_rows.failed"] = 0
 	}
 	g0["nvidia.gpu.ecc.mode"] = 1
+	g0["nvidia.gpu.process.hidden"] = 0 // the test runs in its host's PID namespace
 	g0["hw.errors{error.type=corrected,hw.type=gpu}"] = 12
 	g0["hw.errors{error.type=uncorrected,hw.type=gpu}"] = 2
 
@@ -275,6 +276,7 @@ func expected(pids []int, f features) map[string]map[string]float64 {
 	g1["nvidia.gpu.memory.retired_pages{nvidia.gpu.retirement.cause=double_bit_ecc}"] = 1
 	g1["nvidia.gpu.memory.retired_pages.pending"] = 0
 	g1["nvidia.gpu.ecc.mode"] = 1
+	g1["nvidia.gpu.process.hidden"] = 0
 	g1["hw.errors{error.type=corrected,hw.type=gpu}"] = 5
 	g1["hw.errors{error.type=uncorrected,hw.type=gpu}"] = 0
 

@@ -41,6 +41,11 @@ var (
 // ScenarioEnv names the scenario file the library reads.
 const ScenarioEnv = "FAKENVML_SCENARIO"
 
+// HostProcEnv names a procfs of the host's PID namespace; with it set the scenario's pids are
+// host pids, and the library translates them into the caller's PID namespace and leaves out
+// those it cannot see, as the NVIDIA driver does since 535.113.01 (see fakenvml.c).
+const HostProcEnv = "FAKENVML_HOST_PROC"
+
 // sourceDir is this package's directory; the C source is in c/ (Go allows no C file beside a package without cgo).
 func sourceDir() string {
 	_, file, _, _ := runtime.Caller(0)

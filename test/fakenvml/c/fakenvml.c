@@ -28,15 +28,26 @@
 //                                                  to event sets created before it was written;
 //                                                  gi ci: the MIG instance it names
 //
+// With $FAKENVML_HOST_PROC set (a procfs of the host's PID namespace that stays reachable
+// inside a child namespace, e.g. one mounted before `unshare --pid --fork --mount-proc`), the
+// scenario's pids are host pids and the library answers as the NVIDIA driver does since
+// 535.113.01: each pid translated into the calling process's PID namespace, and a process
+// the caller cannot see left out (NVIDIA/open-gpu-kernel-modules, gpu_rmapi.c _gpuConvertPid,
+// os-interface.c os_find_ns_pid: pid_vnr, NV_ERR_OBJECT_NOT_FOUND skips the process).
+//
 // Variants drop symbols to stand for older drivers: -DFAKENVML_NO_MEMORY_V2 (before R510),
 // -DFAKENVML_NO_PROCS_V3 (before R510), -DFAKENVML_NO_PROCS_V2, -DFAKENVML_NO_REMAPPED_ROWS,
 // -DFAKENVML_NO_MIG, -DFAKENVML_NO_PROCESS_UTILIZATION.
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/nsfs.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -346,6 +357,86 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev, nvmlMemory_v2_t
 }
 #endif
 
+// nspid reads the NSpid line of <proc>/<who>/status: the pid in every namespace from the
+// procfs's own down to the process's (Linux fs/proc/array.c). Returns the count, 0 if none.
+static int nspid(const char *proc, const char *who, unsigned int *out, int max) {
+	char path[512], line[512];
+	snprintf(path, sizeof path, "%s/%s/status", proc, who);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		char *p = line + 6, *end;
+		while (n < max) {
+			unsigned long v = strtoul(p, &end, 10);
+			if (end == p)
+				break;
+			out[n++] = (unsigned int)v;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+// translate is the host pid as the calling process's namespace numbers it, or 0 when the
+// process is not in that namespace or one below it (pid_vnr's answer). The process's
+// namespace is walked up with NS_GET_PARENT (linux/nsfs.h) to the caller's level and
+// compared with the caller's by inode: a sibling namespace at the same depth is not seen.
+static unsigned int translate(const char *hostproc, unsigned int hostpid) {
+	unsigned int self[32], p[32];
+	int ns = nspid(hostproc, "self", self, 32);
+	if (ns == 0)
+		return hostpid;
+	int depth = ns - 1;
+	char who[32], path[512];
+	snprintf(who, sizeof who, "%u", hostpid);
+	int np = nspid(hostproc, who, p, 32);
+	if (np <= depth)
+		return 0;
+	struct stat me, st;
+	snprintf(path, sizeof path, "%s/self/ns/pid", hostproc);
+	if (stat(path, &me))
+		return 0;
+	snprintf(path, sizeof path, "%s/%u/ns/pid", hostproc, hostpid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (int i = 0; i < np - 1 - depth; i++) {
+		int parent = ioctl(fd, NS_GET_PARENT);
+		close(fd);
+		if (parent < 0)
+			return 0; // EPERM: the parent is outside the caller's namespace
+		fd = parent;
+	}
+	int ok = fstat(fd, &st) == 0 && st.st_ino == me.st_ino && st.st_dev == me.st_dev;
+	close(fd);
+	return ok ? p[depth] : 0;
+}
+
+// visible translates pids[0..n) in place with their bytes, dropping what the caller cannot
+// see, when $FAKENVML_HOST_PROC is set; returns the new count.
+static unsigned int visible(unsigned int *pids, unsigned long long *bytes, unsigned int n) {
+	const char *hostproc = getenv("FAKENVML_HOST_PROC");
+	if (!hostproc || !*hostproc)
+		return n;
+	unsigned int k = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int pid = translate(hostproc, pids[i]);
+		if (!pid)
+			continue;
+		pids[k] = pid;
+		if (bytes)
+			bytes[k] = bytes[i];
+		k++;
+	}
+	return k;
+}
+
 // procs fills infos from "pid:bytes ..." of field; each element is size bytes and starts
 // with the v1 fields (pid, usedGpuMemory); with mig, v2's instance ids follow.
 static nvmlReturn_t procs(struct nvmlDevice_st *d, const char *field, unsigned int *count, void *infos, size_t size, int mig) {
@@ -359,6 +450,7 @@ static nvmlReturn_t procs(struct nvmlDevice_st *d, const char *field, unsigned i
 		if (sscanf(tok, "%u:%llu", &pids[n], &bytes[n]) == 2)
 			n++;
 	}
+	n = visible(pids, bytes, n);
 	if (*count < n || (n > 0 && !infos)) {
 		*count = n;
 		return end(NVML_ERROR_INSUFFICIENT_SIZE);

@@ -47,6 +47,7 @@ const (
 	NvidiaGpuAllocation
 	NvidiaGpuAllocationIdleTime
 	NvidiaGpuProcessUnexpectedCount
+	NvidiaGpuProcessHidden
 	metricCount
 )
 
@@ -133,6 +134,8 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuProcessUnexpectedCount: {Name: "nvidia.gpu.process.unexpected.count", Unit: "{process}", Type: Sum, Enabled: true, Points: 3,
 		Attributes:  []string{AttrNvidiaGpuProcessUnexpectedReason},
 		Description: unexpectedCountDescription},
+	NvidiaGpuProcessHidden: {Name: "nvidia.gpu.process.hidden", Unit: "{gpu}", Type: Gauge, Enabled: true,
+		Description: "1 while NVML lists only the GPU processes of the collector's own PID namespace (an NVIDIA driver from 535.113.01 and a collector outside the host's PID namespace): processes of other pods are missing and nvidia.gpu.memory.unattributed is not emitted. Absent with the simulated backend."},
 }
 
 // allocationAttributes identify one allocation of a device to a pod's container; the claim

@@ -12,6 +12,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/kmsg"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/pidns"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
 )
 
@@ -51,6 +52,9 @@ type Backend struct {
 
 	// PodResourcesSocket and PodLogsDir are where the node's kubelet is read; "" for none.
 	PodResourcesSocket, PodLogsDir string
+	// PIDNamespace is where the collector runs relative to proc_root and the node's
+	// workloads; NotChecked for the simulator and tests' backends.
+	PIDNamespace pidns.Result
 }
 
 // NewBackend builds the backend cfg names. The simulated one is started: its clock runs.
@@ -67,7 +71,8 @@ func NewBackend(cfg BackendConfig) (Backend, error) {
 	return Backend{
 		Lib: nvml.New(opts...), ProcFS: os.DirFS(cfg.ProcRoot), KmsgPath: cfg.KmsgPath, Boot: bootTime(),
 		PodResourcesSocket: cfg.PodResourcesSocket, PodLogsDir: cfg.PodLogsDir,
-		Verify: func() error { return CheckLibrary(name) },
+		Verify:       func() error { return CheckLibrary(name) },
+		PIDNamespace: pidns.Detect(cfg.ProcRoot, "/proc"),
 	}, nil
 }
 

@@ -29,6 +29,11 @@ type Session struct {
 	// Verify, when set, runs before every Init; while it fails the library is not called
 	// into at all (a library that is not NVML: see libcheck.go). Set it before Start.
 	Verify func() error
+	// Degraded, when set, runs after every successful Init with the driver version; an
+	// error it returns is reported as the component's recoverable error in place of
+	// StatusOK, so that a condition the receiver found (a PID namespace that hides
+	// processes) is not cleared by NVML coming up. Set it before Start.
+	Degraded func(driverVersion string) error
 
 	// rediscoverEvery is how often the device list is read again (a lost GPU back after a
 	// reset, a GPU added by a driver reload); lastDiscover is when it last was.
@@ -66,6 +71,9 @@ func NewSession(lib nvml.Interface, libraryPath string, logger *zap.Logger) *Ses
 func (s *Session) Start(host component.Host) {
 	err := s.init()
 	if err == nil {
+		if derr := s.degraded(); derr != nil {
+			componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(derr))
+		}
 		return
 	}
 	var notNVML *NotNVMLError
@@ -100,9 +108,24 @@ func (s *Session) retry(host component.Host) {
 			continue
 		}
 		s.logger.Info("NVML initialised after retry")
+		if derr := s.degraded(); derr != nil {
+			componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(derr))
+			return
+		}
 		componentstatus.ReportStatus(host, componentstatus.NewEvent(componentstatus.StatusOK))
 		return
 	}
+}
+
+// degraded asks Degraded about the driver now initialised.
+func (s *Session) degraded() error {
+	if s.Degraded == nil {
+		return nil
+	}
+	s.mu.RLock()
+	driver := s.driverVersion
+	s.mu.RUnlock()
+	return s.Degraded(driver)
 }
 
 // init loads the library and discovers the devices. Only here is the library touched

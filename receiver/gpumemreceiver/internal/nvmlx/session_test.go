@@ -1,6 +1,8 @@
 package nvmlx
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -136,4 +138,44 @@ func (h *statusRecorder) statuses() []componentstatus.Status {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]componentstatus.Status(nil), h.events...)
+}
+
+// A condition Degraded reports (a PID namespace that hides processes) stands after NVML comes
+// up, at the first try and after a retry: the recoverable error replaces StatusOK, and
+// Degraded sees the driver version.
+func TestDegradedOutlivesInit(t *testing.T) {
+	for _, failFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("retry=%t", failFirst), func(t *testing.T) {
+			var mu sync.Mutex
+			inits := 0
+			lib := fakeLib(1)
+			lib.InitFunc = func() nvml.Return {
+				mu.Lock()
+				defer mu.Unlock()
+				inits++
+				if failFirst && inits == 1 {
+					return nvml.ERROR_DRIVER_NOT_LOADED
+				}
+				return nvml.SUCCESS
+			}
+			s := NewSession(lib, "libnvidia-ml.so.1", zap.NewNop())
+			s.RetryMin = time.Millisecond
+			var seen []string
+			s.Degraded = func(driver string) error {
+				seen = append(seen, driver)
+				return errors.New("processes hidden")
+			}
+			host := &statusRecorder{}
+			s.Start(host)
+			t.Cleanup(s.Shutdown)
+			require.Eventually(t, func() bool { return len(host.statuses()) == map[bool]int{false: 1, true: 2}[failFirst] }, 10*time.Second, time.Millisecond)
+			s.Shutdown()
+			want := []componentstatus.Status{componentstatus.StatusRecoverableError}
+			if failFirst {
+				want = append(want, componentstatus.StatusRecoverableError)
+			}
+			assert.Equal(t, want, host.statuses(), "never StatusOK")
+			assert.Equal(t, []string{"570.86.15"}, seen)
+		})
+	}
 }
