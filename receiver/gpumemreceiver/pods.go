@@ -52,6 +52,9 @@ type podTracker struct {
 	unresolvedPods map[podName]bool
 	told           map[allocKey]bool
 	logger         *zap.Logger
+	// hidden: NVML lists only the collector's own PID namespace's processes this scrape, so
+	// an allocated pod's absence from a GPU says nothing: no idle time, no reconciliation.
+	hidden bool
 }
 
 type podName struct{ namespace, pod string }
@@ -178,6 +181,13 @@ func uuidOfRef(devices []*nvmlx.Device, r podresources.MinorRef) string {
 	return ""
 }
 
+// setHidden says whether this scrape's process lists leave out other PID namespaces.
+func (t *podTracker) setHidden(hidden bool) {
+	if t != nil {
+		t.hidden = hidden
+	}
+}
+
 // identity names a process's pod and container (podresources.Source.Lookup's join).
 func (t *podTracker) identity(info procfs.Info, deviceUUID string) podresources.Identity {
 	if t == nil || (info.PodUID == "" && info.ContainerID == "") {
@@ -227,7 +237,7 @@ func (t *podTracker) recordDevice(mb *metadata.MetricsBuilder, d *nvmlx.Device, 
 	for _, a := range allocs {
 		t.recordAllocation(mb, d.UUID, a, ts)
 	}
-	if !t.reconcile {
+	if !t.reconcile || t.hidden {
 		return
 	}
 	var otherPod, noPod, unresolved int64
@@ -306,6 +316,9 @@ func (t *podTracker) recordAllocation(mb *metadata.MetricsBuilder, device string
 	uid := t.src.PodUID(a.Namespace, a.Pod)
 	if dp, ok := mb.RecordInt(metadata.NvidiaGpuAllocation, ts, 1); ok {
 		putAllocationAttributes(dp.Attributes(), a, uid)
+	}
+	if t.hidden {
+		return
 	}
 	if dp, ok := mb.RecordDouble(metadata.NvidiaGpuAllocationIdleTime, ts, max(0, float64(ts-seen.since)/1e9)); ok {
 		putAllocationAttributes(dp.Attributes(), a, uid)

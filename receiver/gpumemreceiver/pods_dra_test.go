@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/pidns"
 )
 
 const (
@@ -77,4 +79,23 @@ func TestMinorNumberAllocations(t *testing.T) {
 	infos := n.obs.FilterMessageSnippet("no GPU of this node matches").All()
 	require.Len(t, infos, 1, "one INFO, not one per scrape")
 	assert.Equal(t, "gpu-9", infos[0].ContextMap()["device_id"])
+}
+
+// While NVML hides other PID namespaces' processes, an allocated pod's absence from its GPU
+// says nothing: allocations are still reported, idle time and reconciliation are not.
+func TestHiddenProcessesSkipIdleAndReconciliation(t *testing.T) {
+	cfg := builtinConfig()
+	cfg.Simulated.Scenario = filepath.Join("..", "..", "testdata", "scenarios", "kubernetes", "dra_gke.yaml")
+	n := startPodNode(t, cfg)
+	n.r.scraper.pids = &pidNamespace{res: pidns.Result{Verdict: pidns.Own}, logger: zap.NewNop()}
+	md, err := n.r.scrapeMetrics(context.Background())
+	require.NoError(t, err)
+	gpus := byGPU(md)
+	require.Equal(t, 1.0, gpus[pluginGPU]["nvidia.gpu.process.hidden"][0].value, "the simulated driver translates pids")
+	assert.Len(t, gpus[draGPU]["nvidia.gpu.allocation"], 1)
+	for uuid, m := range gpus {
+		assert.Empty(t, m["nvidia.gpu.allocation.idle_time"], uuid)
+		assert.Empty(t, m["nvidia.gpu.process.unexpected.count"], uuid)
+	}
+	assert.Empty(t, records(n.logs.AllLogs(), metadata.LogEventNameProcessUnexpected))
 }

@@ -56,6 +56,7 @@ func (s *metricsScraper) scrape(ctx context.Context) (pmetric.Metrics, error) {
 		if s.pids != nil {
 			s.hidden, s.lookups = s.pids.hides(driver), s.pids.lookups(driver)
 		}
+		s.pods.setHidden(s.hidden)
 		// MIG instance lists first: the kubelet's allocations are resolved against them.
 		for _, d := range devices {
 			lost.merge(s.refreshMIGIfDue(d))
