@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"net/http"
 	"os"
@@ -72,6 +73,10 @@ func scenarioPods(t *testing.T, path string) []simkubelet.Pod {
 					Resource string
 					IDs      []string `yaml:"ids"`
 				}
+				Claims []struct {
+					Name, Namespace, Driver, Pool string
+					Devices                       []string
+				}
 			}
 		}
 	}
@@ -92,6 +97,15 @@ func scenarioPods(t *testing.T, path string) []simkubelet.Pod {
 					resource = "nvidia.com/gpu"
 				}
 				ctr.Devices = append(ctr.Devices, simkubelet.Devices{Resource: resource, IDs: d.IDs})
+			}
+			for _, c := range c.Claims {
+				claim := simkubelet.Claim{Name: c.Name, Namespace: cmp.Or(c.Namespace, pod.Namespace)}
+				for _, dev := range c.Devices {
+					claim.Devices = append(claim.Devices, simkubelet.ClaimDevice{
+						Driver: cmp.Or(c.Driver, "gpu.nvidia.com"), Pool: cmp.Or(c.Pool, "node"), Device: dev,
+					})
+				}
+				ctr.Claims = append(ctr.Claims, claim)
 			}
 			pod.Containers = append(pod.Containers, ctr)
 		}
@@ -291,4 +305,62 @@ func TestKubernetesSharedGPUs(t *testing.T) {
 		"nvidia.gpu.allocation.device_id": "MIG-32b7c8d9-eafb-4ac3-9bd2-5d6e7f8a9ba3",
 	})
 	assert.True(t, ok, "the MIG instance's allocation, on the instance's resource")
+}
+
+// TestKubernetesDRAAndGKE: GPUs the kubelet names by minor number, which is not their index:
+// a DRA-allocated pod (NVIDIA's DRA driver, claim train-gpu, device gpu-2 = GPU index 0), two
+// pods time-sharing GKE's nvidia0 (GPU index 1), a device-plugin pod and a DRA MIG device.
+// Each allocation lands on the right GPU, the DRA pod's OOM is matched through its
+// allocation, and only the stray pod is an unexpected consumer; the pod whose claim names a
+// GPU the node lacks is counted apart (allocation_unresolved), with one INFO line.
+func TestKubernetesDRAAndGKE(t *testing.T) {
+	t.Parallel()
+	const (
+		draGPU    = "GPU-40a1b2c3-d4e5-4f60-8a71-b2c3d4e5f607"
+		gkeGPU    = "GPU-41b2c3d4-e5f6-4071-9b82-c3d4e5f60718"
+		pluginGPU = "GPU-42c3d4e5-f607-4182-8c93-d4e5f6071829"
+		draMIG    = "MIG-54d4e5f6-0718-4293-9da4-e5f60718293c"
+	)
+	n := startKubernetesNode(t, "dra_gke", true)
+	checkPodOOMs(t, n.collector, []podOOM{
+		{pod: "ml/dra-train", hwID: draGPU, cause: "workload_too_large", match: "pod"},
+	}, podOf)
+	logsPath := filepath.Join(n.dir, "logs.jsonl")
+	unexpected := waitForRecords(t, n.collector, logsPath, 30*time.Second, 1, "the unexpected-consumer record", func(r record) bool {
+		return r.EventName == "nvidia.gpu.process.unexpected"
+	})
+	n.stop(t)
+	require.Len(t, unexpected, 1)
+	assert.Equal(t, "stray", unexpected[0].Attrs["k8s.pod.name"])
+	assert.Equal(t, pluginGPU, unexpected[0].Resource["hw.id"])
+
+	points := metricPoints(t, filepath.Join(n.dir, "metrics.jsonl"))
+	for _, w := range []struct {
+		hwID  string
+		attrs map[string]any
+	}{
+		{draGPU, map[string]any{"k8s.pod.name": "dra-train", "nvidia.gpu.allocation.resource": "gpu.nvidia.com",
+			"nvidia.gpu.allocation.device_id": "gpu-2", "nvidia.gpu.allocation.claim.name": "train-gpu",
+			"nvidia.gpu.allocation.claim.namespace": "ml", "nvidia.gpu.allocation.dra.driver": "gpu.nvidia.com",
+			"nvidia.gpu.allocation.dra.pool": "node", "nvidia.gpu.allocation.dra.device": "gpu-2"}},
+		{gkeGPU, map[string]any{"k8s.pod.name": "gke-a", "nvidia.gpu.allocation.device_id": "nvidia0/vgpu0"}},
+		{gkeGPU, map[string]any{"k8s.pod.name": "gke-b", "nvidia.gpu.allocation.device_id": "nvidia0/vgpu1"}},
+		{pluginGPU, map[string]any{"k8s.pod.name": "plugin-infer", "nvidia.gpu.allocation.device_id": pluginGPU}},
+		{draMIG, map[string]any{"k8s.pod.name": "dra-mig", "nvidia.gpu.allocation.device_id": "gpu-3-mig-1g10gb-19-2"}},
+	} {
+		v, ok := latest(points, "nvidia.gpu.allocation", w.hwID, w.attrs)
+		assert.True(t, ok && v == 1, "allocation %v on %s", w.attrs, w.hwID)
+	}
+	for _, w := range []struct {
+		hwID, reason string
+		want         float64
+	}{
+		{draGPU, "other_pod", 0}, {gkeGPU, "other_pod", 0}, {draMIG, "other_pod", 0},
+		{pluginGPU, "other_pod", 1}, {pluginGPU, "allocation_unresolved", 1},
+	} {
+		v, ok := latest(points, "nvidia.gpu.process.unexpected.count", w.hwID,
+			map[string]any{"nvidia.gpu.process.unexpected.reason": w.reason})
+		assert.True(t, ok && v == w.want, "%s %s: %v (found %v)", w.hwID, w.reason, v, ok)
+	}
+	assert.Equal(t, 1, strings.Count(n.out.String(), "no GPU of this node matches"), "one INFO for gpu-9:\n%s", n.out.String())
 }
