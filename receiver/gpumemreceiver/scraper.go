@@ -66,6 +66,13 @@ func (s *metricsScraper) scrape(ctx context.Context) (pmetric.Metrics, error) {
 			lost.merge(s.scrapeGPU(d, driver, ts))
 		}
 	})
+	if lost.gpus > 0 && lost.driverGone == lost.gpus {
+		// Every GPU says the driver under the library is gone: hold nothing of it, so an
+		// upgrade can unload it, and load the library afresh once a driver answers.
+		s.sess.Release(errors.Join(lost.errs...))
+		_ = s.mb.Emit() // what this scrape began holds no reading
+		return pmetric.NewMetrics(), nil
+	}
 	if errors.Is(err, nvmlx.ErrDown) {
 		// Logged once and reported as component status by the session; an error per tick
 		// would only repeat it.
@@ -91,6 +98,9 @@ type scrapeLoss struct {
 	errs    []error
 	// lostGPUs counts GPUs lost (GPU_IS_LOST or Xid 79), whose errors are not in errs.
 	lostGPUs int
+	// gpus counts the GPUs whose memory was read, driverGone those that answered that the
+	// driver is gone (nvmlx.DriverGone).
+	gpus, driverGone int
 }
 
 // add notes a recorder's loss; a nil err costs nothing.
@@ -106,6 +116,8 @@ func (l *scrapeLoss) merge(o scrapeLoss) {
 	l.metrics += o.metrics
 	l.errs = append(l.errs, o.errs...)
 	l.lostGPUs += o.lostGPUs
+	l.gpus += o.gpus
+	l.driverGone += o.driverGone
 }
 
 // refreshMIGIfDue reads a GPU's MIG mode and instances when they are due to be read again.
@@ -174,6 +186,12 @@ func (s *metricsScraper) scrapeDevice(d *nvmlx.Device, driver string, ts pcommon
 
 	mem, memOK, n, err := s.recordMemory(d, ts)
 	lost.add(n, err)
+	if d.Parent == nil {
+		lost.gpus++
+		if nvmlx.DriverGone(err) {
+			lost.driverGone++
+		}
+	}
 	if s.wantProcesses() && !d.MIGEnabled() {
 		lost.add(s.recordProcessesOf(d, ts, mem, memOK))
 	}

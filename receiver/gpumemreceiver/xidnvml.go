@@ -2,6 +2,7 @@ package gpumemreceiver
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -11,18 +12,27 @@ import (
 )
 
 // watchNVML waits for the session, registers every device that supports Xid events, and
-// waits on the event set until Shutdown.
+// waits on the event set until Shutdown. When the session is released (the driver went
+// away) the set died with it: it waits for the session again and registers anew.
 func (x *xidSource) watchNVML(ctx context.Context) {
 	defer x.wg.Done()
-	if !x.awaitSession(ctx) {
-		return
+	for x.awaitSession(ctx) {
+		gen := x.sess.Generation()
+		set, devices := x.registerXidEvents()
+		if set == nil {
+			return
+		}
+		x.waitXidEvents(ctx, set, gen, devices)
+		// Freed only under the generation that made it: NVML's shutdown took it otherwise.
+		_ = x.sess.WithDevices(func(string, []*nvmlx.Device) {
+			if x.sess.Generation() == gen {
+				set.Free()
+			}
+		})
+		if ctx.Err() != nil {
+			return
+		}
 	}
-	set, devices := x.registerXidEvents()
-	if set == nil {
-		return
-	}
-	defer func() { _ = x.sess.WithDevices(func(string, []*nvmlx.Device) { set.Free() }) }()
-	x.waitXidEvents(ctx, set, devices)
 }
 
 // awaitSession polls until NVML is up; false when ctx ends first.
@@ -68,7 +78,7 @@ func (x *xidSource) registerXidEvents() (set nvml.EventSet, devices []*nvmlx.Dev
 
 // waitXidEvents waits on the set with a timeout, so it notices Shutdown, and queues each Xid.
 // A failing wait is logged when it starts and when it recovers, not per attempt.
-func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, devices []*nvmlx.Device) {
+func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, gen uint64, devices []*nvmlx.Device) {
 	failing := false
 	for ctx.Err() == nil {
 		var data nvml.EventData
@@ -77,7 +87,11 @@ func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, device
 			d   *nvmlx.Device
 			bus string
 		)
-		_ = x.sess.WithDevices(func(string, []*nvmlx.Device) {
+		stale := false
+		err := x.sess.WithDevices(func(string, []*nvmlx.Device) {
+			if stale = x.sess.Generation() != gen; stale {
+				return
+			}
 			data, r = set.Wait(uint32(nvmlWaitTimeout / time.Millisecond))
 			// Handles and bus ids change (a GPU back after a reset) under the session's lock only.
 			if r != nvml.SUCCESS {
@@ -87,6 +101,9 @@ func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, device
 				bus = d.BusID
 			}
 		})
+		if stale || errors.Is(err, nvmlx.ErrDown) {
+			return // released: the set is gone with the library
+		}
 		switch r {
 		case nvml.SUCCESS:
 			if failing {

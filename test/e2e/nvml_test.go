@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -535,4 +536,56 @@ func TestNVMLXid79MarksLost(t *testing.T) {
 	out := n.c.out.String()
 	assert.Equal(t, 1, strings.Count(out, "GPU lost"), out)
 	assert.Contains(t, out, "Xid 79 (nvml)")
+}
+
+// holdsFile says whether process pid has path open (its /proc/<pid>/fd links).
+func holdsFile(t *testing.T, pid int, path string) bool {
+	t.Helper()
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	require.NoError(t, err)
+	for _, fd := range fds {
+		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && target == path {
+			return true
+		}
+	}
+	return false
+}
+
+// TestNVMLDriverGoneAndBack: the driver goes away under a running collector (unloaded for an
+// in-place upgrade: every call answers DRIVER_NOT_LOADED). The collector shuts NVML down, so
+// it holds none of the driver's files (the stand-in opens one on the first nvmlInit and
+// closes it on the last nvmlShutdown, as the real library does with /dev/nvidia*), says so
+// once, reports a recoverable error, and comes back with metrics when the driver does.
+func TestNVMLDriverGoneAndBack(t *testing.T) {
+	dir := t.TempDir()
+	devFile := filepath.Join(dir, "nvidiactl")
+	require.NoError(t, os.WriteFile(devFile, nil, 0o600))
+	t.Setenv("FAKENVML_DEVICE_FILE", devFile)
+	n := startNVMLNode(t, fakenvml.Full, baseScenario)
+	n.scrapes(t, 1)
+	pid := n.c.cmd.Process.Pid
+	require.True(t, holdsFile(t, pid, devFile), "NVML holds the driver's files while up")
+
+	n.update(t, func(s fakenvml.Scenario) {
+		s.GPU(0, "ret.all", 9).GPU(1, "ret.all", 9).Set("init", 9) // NVML_ERROR_DRIVER_NOT_LOADED
+	})
+	waitFor(t, 20*time.Second, n.c, "the driver's files to be let go", func() bool { return !holdsFile(t, pid, devFile) })
+	waitFor(t, 10*time.Second, n.c, "the warning", func() bool {
+		return strings.Contains(n.c.out.String(), "the NVIDIA driver went away")
+	})
+	time.Sleep(3 * time.Second) // retries keep failing meanwhile
+	assert.Equal(t, 1, strings.Count(n.c.out.String(), "the NVIDIA driver went away"), "one line:\n%s", n.c.out.String())
+	assert.False(t, holdsFile(t, pid, devFile), "a failing init holds nothing")
+	before := len(readMetrics(t, filepath.Join(n.c.dir, "metrics.jsonl")))
+
+	n.update(t, func(s fakenvml.Scenario) {
+		delete(s, "gpu.0.ret.all")
+		delete(s, "gpu.1.ret.all")
+		s.Set("init", 0)
+	})
+	waitFor(t, 90*time.Second, n.c, "metrics again once the driver is back", func() bool {
+		return len(readMetrics(t, filepath.Join(n.c.dir, "metrics.jsonl"))) > before+1
+	})
+	assert.True(t, holdsFile(t, pid, devFile), "NVML is up again")
+	assert.Contains(t, n.c.out.String(), "NVML initialised after retry")
 }

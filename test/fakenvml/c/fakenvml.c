@@ -35,6 +35,9 @@
 // the caller cannot see left out (NVIDIA/open-gpu-kernel-modules, gpu_rmapi.c _gpuConvertPid,
 // os-interface.c os_find_ns_pid: pid_vnr, NV_ERR_OBJECT_NOT_FOUND skips the process).
 //
+// $FAKENVML_DEVICE_FILE, when set, is opened on the first nvmlInit and closed on the last
+// nvmlShutdown, as the driver's device files are: a test sees whether the collector holds it.
+//
 // Variants drop symbols to stand for older drivers: -DFAKENVML_NO_MEMORY_V2 (before R510),
 // -DFAKENVML_NO_PROCS_V3 (before R510), -DFAKENVML_NO_PROCS_V2, -DFAKENVML_NO_REMAPPED_ROWS,
 // -DFAKENVML_NO_MIG, -DFAKENVML_NO_PROCESS_UTILIZATION.
@@ -61,6 +64,7 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static char scenario[MAX_FILE];
 static int initialised;
+static int deviceFD = -1; // $FAKENVML_DEVICE_FILE while initialised
 
 // One handle per GPU and per MIG slot: slot 0 is the GPU itself, slot j+1 its MIG device j.
 struct nvmlDevice_st {
@@ -201,6 +205,11 @@ EXPORT nvmlReturn_t nvmlInit_v2(void) {
 	for (int g = 0; g < MAX_GPUS; g++)
 		for (int m = 0; m <= MAX_MIG; m++)
 			handles[g][m] = (struct nvmlDevice_st){g, m - 1};
+	// The real library opens /dev/nvidiactl and the GPUs' device files on the first init
+	// and closes them on the last shutdown: $FAKENVML_DEVICE_FILE stands for them.
+	const char *devfile = getenv("FAKENVML_DEVICE_FILE");
+	if (initialised == 0 && devfile && *devfile && deviceFD < 0)
+		deviceFD = open(devfile, O_RDONLY | O_CLOEXEC);
 	initialised++;
 	pthread_mutex_unlock(&mu);
 	return NVML_SUCCESS;
@@ -213,6 +222,10 @@ EXPORT nvmlReturn_t nvmlShutdown(void) {
 	nvmlReturn_t r = NVML_ERROR_UNINITIALIZED;
 	if (initialised > 0) {
 		initialised--;
+		if (initialised == 0 && deviceFD >= 0) {
+			close(deviceFD);
+			deviceFD = -1;
+		}
 		r = NVML_SUCCESS;
 	}
 	pthread_mutex_unlock(&mu);

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -45,6 +46,10 @@ type Session struct {
 	driverVersion string
 	devices       []*Device
 	syms          *driverSymbols
+	// generation counts successful inits: a handle (an event set) made under one is not
+	// used under another. host is Start's, for the status reports of a release.
+	generation atomic.Uint64
+	host       component.Host
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -69,6 +74,9 @@ func NewSession(lib nvml.Interface, libraryPath string, logger *zap.Logger) *Ses
 // Start initialises NVML. A failure is not fatal: the collector keeps running, the component
 // reports a recoverable error, and one goroutine retries with backoff until it works.
 func (s *Session) Start(host component.Host) {
+	s.mu.Lock()
+	s.host = host
+	s.mu.Unlock()
 	err := s.init()
 	if err == nil {
 		if derr := s.degraded(); derr != nil {
@@ -147,6 +155,7 @@ func (s *Session) init() error {
 	}
 	s.mu.Lock()
 	s.up, s.devices, s.driverVersion, s.syms = true, devices, driver, &syms
+	s.generation.Add(1)
 	s.mu.Unlock()
 	s.logger.Info("NVML initialised", zap.String("driver_version", driver), zap.Int("gpus", len(devices)))
 	if missing := syms.missingList(); len(missing) > 0 {
@@ -170,11 +179,13 @@ func (s *Session) WithDevices(fn func(driverVersion string, devices []*Device)) 
 
 // Shutdown stops the retry loop and releases the library. Safe without Start and twice.
 func (s *Session) Shutdown() {
+	s.mu.Lock() // Release starts a retry loop under mu only while stop is open
 	select {
 	case <-s.stop:
 	default:
 		close(s.stop)
 	}
+	s.mu.Unlock()
 	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
