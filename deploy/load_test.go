@@ -266,7 +266,12 @@ func helmPod(t *testing.T, values map[string]any) pod {
 		"securityContext": get(values, "podSecurityContext"),
 		"volumes":         get(values, "extraVolumes"),
 		"nodeSelector":    get(values, "nodeSelector"),
+		"affinity":        get(values, "affinity"),
 		"tolerations":     get(values, "tolerations"),
+		"hostPID":         get(values, "hostPID"),
+	}
+	if rc := str(values, "runtimeClassName"); rc != "" {
+		spec["runtimeClassName"] = rc
 	}
 	cfg := withoutNulls(mapAt(values, "config"))
 	return pod{source: helmValues, spec: spec, container: container, volumes: maps(listAt(spec, "volumes")), config: cfg}

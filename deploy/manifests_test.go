@@ -79,12 +79,13 @@ func TestAgentMountsMatchConfig(t *testing.T) {
 		gpu := mapAt(p.config, "receivers", "gpu_mem")
 		require.NotNil(t, gpu, "%s: gpu_mem receiver", p.source)
 
-		mount, vol := p.mountFor("/proc")
-		require.NotNil(t, mount, "%s: host /proc not mounted", p.source)
-		assert.Equal(t, "Directory", str(vol, "hostPath", "type"), p.source)
-		assert.Equal(t, "/host/proc", str(mount, "mountPath"), p.source)
+		// In the host's pid namespace the container's own /proc is the host's procfs: NVML's
+		// pids resolve there, and a hostPath mount of /proc would only duplicate it.
+		assert.Equal(t, true, p.spec["hostPID"], "%s: hostPID", p.source)
 		assert.Equal(t, true, get(gpu, "processes", "enabled"), p.source)
-		assert.Equal(t, str(mount, "mountPath"), str(gpu, "processes", "proc_root"), "%s: proc_root", p.source)
+		assert.Equal(t, "/proc", str(gpu, "processes", "proc_root"), "%s: proc_root", p.source)
+		mount, vol := p.mountFor("/proc")
+		assert.Nil(t, vol, "%s: with hostPID the host's /proc needs no hostPath volume", p.source)
 
 		mount, vol = p.mountFor("/dev/kmsg")
 		require.NotNil(t, mount, "%s: /dev/kmsg not mounted", p.source)
@@ -322,11 +323,16 @@ func TestAgentReachesGateway(t *testing.T) {
 	assert.Equal(t, ep, str(helmEP, "value"), "Helm values and DaemonSet send to the same gateway")
 }
 
-// The agent runs on GPU nodes only, tolerates their taint, and asks the NVIDIA runtime for
-// every GPU's NVML without requesting a GPU.
+// The agent runs on GPU nodes only (which nodes each platform's labels admit:
+// TestPlatformScheduling), tolerates their taint, and asks the NVIDIA runtime for every GPU's
+// NVML without requesting a GPU. The Helm values select the same nodes as the DaemonSet.
 func TestAgentScheduling(t *testing.T) {
+	ms := loadManifests(t)
+	ds := podOf(t, ms, find(t, ms, "DaemonSet", "otelcol-gpumem-agent"))
 	for _, p := range agentPods(t) {
-		assert.Equal(t, "true", str(p.spec, "nodeSelector", "nvidia.com/gpu.present"), p.source)
+		assert.NotNil(t, mapAt(p.spec, "affinity", "nodeAffinity"), "%s: GPU node affinity", p.source)
+		assert.Equal(t, get(ds.spec, "affinity"), get(p.spec, "affinity"), "%s: the DaemonSet's node affinity", p.source)
+		assert.Equal(t, get(ds.spec, "tolerations"), get(p.spec, "tolerations"), "%s: the DaemonSet's tolerations", p.source)
 		var tolerated bool
 		for _, tol := range maps(listAt(p.spec, "tolerations")) {
 			tolerated = tolerated || (tol["key"] == "nvidia.com/gpu" && tol["effect"] == "NoSchedule")

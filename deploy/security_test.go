@@ -8,7 +8,8 @@ import (
 )
 
 // No pod is privileged or may gain privileges; all capabilities are dropped and SYSLOG is the
-// only one ever added; the root filesystem is read-only; no host namespace is shared.
+// only one ever added; the root filesystem is read-only; no host network or IPC namespace is
+// shared (the agent's pid namespace: TestHostPIDOnlyWhereNVMLNeedsIt).
 func TestSecurityContext(t *testing.T) {
 	for _, p := range allPods(t) {
 		sc := mapAt(p.container, "securityContext")
@@ -20,7 +21,7 @@ func TestSecurityContext(t *testing.T) {
 		for _, c := range strs(sc, "capabilities", "add") {
 			assert.Equal(t, "SYSLOG", c, "%s: only SYSLOG may be added", p.source)
 		}
-		for _, host := range []string{"hostPID", "hostIPC", "hostNetwork"} {
+		for _, host := range []string{"hostIPC", "hostNetwork"} {
 			assert.NotEqual(t, true, p.spec[host], "%s: %s", p.source, host)
 		}
 		assert.Equal(t, "RuntimeDefault", str(p.spec, "securityContext", "seccompProfile", "type"), "%s: seccomp", p.source)
@@ -71,4 +72,18 @@ func TestHostPathsReadOnly(t *testing.T) {
 			assert.Equal(t, "DirectoryOrCreate", str(v, "hostPath", "type"), "%s: %s", p.source, v["name"])
 		}
 	}
+}
+
+// The NVIDIA driver reports the pids NVML returns in the caller's pid namespace and leaves out
+// the processes the caller cannot see (NVIDIA/open-gpu-kernel-modules,
+// src/nvidia/src/kernel/gpu/gpu_rmapi.c, _gpuConvertPid -> osFindNsPid, pid_vnr() on Linux).
+// So every agent must run in the host's pid namespace to see any workload's process. The
+// gateway calls no NVML and must stay in its own.
+func TestHostPIDOnlyWhereNVMLNeedsIt(t *testing.T) {
+	for _, p := range agentPods(t) {
+		assert.Equal(t, true, p.spec["hostPID"], "%s: hostPID: NVML lists only the processes of the agent's pid namespace", p.source)
+	}
+	ms := loadManifests(t)
+	gw := podOf(t, ms, find(t, ms, "Deployment", "otelcol-gpumem-gateway"))
+	assert.NotEqual(t, true, gw.spec["hostPID"], "gateway: no NVML, no reason to see host processes")
 }
