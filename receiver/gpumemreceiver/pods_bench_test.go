@@ -2,6 +2,7 @@ package gpumemreceiver
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,14 +21,20 @@ import (
 // each GPU belong to one pod the kubelet allocated all 8 GPUs to, named through the kubelet's
 // log directories, with PodResources served over a real unix socket. /refresh_10s is the
 // default (one List per 10 s, so a scrape pays only the lookups); /list_every_scrape forces a
-// List on every scrape, the cost one scrape per refresh interval pays.
+// List on every scrape, the cost one scrape per refresh interval pays. The dra_ cases
+// allocate the GPUs through NVIDIA's DRA driver (gpu-<minor>) instead, which the receiver
+// maps through the minor numbers again after every List.
 func BenchmarkScrapeKubernetes(b *testing.B) {
 	for _, bc := range []struct {
 		name    string
 		refresh time.Duration
-	}{{"refresh_10s", 10 * time.Second}, {"list_every_scrape", time.Nanosecond}} {
+		dra     bool
+	}{
+		{"refresh_10s", 10 * time.Second, false}, {"list_every_scrape", time.Nanosecond, false},
+		{"dra_refresh_10s", 10 * time.Second, true}, {"dra_list_every_scrape", time.Nanosecond, true},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
-			r := startKubernetesBenchNode(b, bc.refresh)
+			r := startKubernetesBenchNode(b, bc.refresh, bc.dra)
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -41,7 +48,7 @@ func BenchmarkScrapeKubernetes(b *testing.B) {
 	}
 }
 
-func startKubernetesBenchNode(b *testing.B, refresh time.Duration) *gpuMemReceiver {
+func startKubernetesBenchNode(b *testing.B, refresh time.Duration, dra bool) *gpuMemReceiver {
 	b.Helper()
 	gpus, tree := benchNode()
 	dir, err := os.MkdirTemp("", "bench")
@@ -57,10 +64,16 @@ func startKubernetesBenchNode(b *testing.B, refresh time.Duration) *gpuMemReceiv
 	for i, g := range gpus {
 		ids[i] = g.uuid
 	}
+	ctr := simkubelet.Container{Name: "trainer", Devices: []simkubelet.Devices{{Resource: "nvidia.com/gpu", IDs: ids}}}
+	if dra {
+		claim := simkubelet.Claim{Name: "train-gpus", Namespace: "ml"}
+		for i := range gpus {
+			claim.Devices = append(claim.Devices, simkubelet.ClaimDevice{Driver: "gpu.nvidia.com", Pool: "node-a", Device: fmt.Sprintf("gpu-%d", i)})
+		}
+		ctr = simkubelet.Container{Name: "trainer", Claims: []simkubelet.Claim{claim}}
+	}
 	kubelet := simkubelet.New(simkubelet.Options{})
-	kubelet.SetPods([]simkubelet.Pod{{Namespace: "ml", Name: "train-x2k9q", Containers: []simkubelet.Container{{
-		Name: "trainer", Devices: []simkubelet.Devices{{Resource: "nvidia.com/gpu", IDs: ids}},
-	}}}})
+	kubelet.SetPods([]simkubelet.Pod{{Namespace: "ml", Name: "train-x2k9q", Containers: []simkubelet.Container{ctr}}})
 	socket := filepath.Join(dir, "kubelet.sock")
 	require.NoError(b, kubelet.Start(socket))
 	b.Cleanup(kubelet.Stop)
