@@ -40,6 +40,7 @@ var writtenAttributes = []string{
 	attrFramework, attrDeviceKind, attrRequestedBytes, attrTotalBytes, attrFreeBytes, attrAllocatedBytes,
 	attrReservedBytes, attrProcessBytes, attrDeviceIndex, attrOtherProcesses, attrCause,
 	attrContributing, attrConfidence, attrEvidence, attrRecommendation, attrMatch, attrHWID, attrGPUIndex,
+	attrSlurmJob, attrSlurmStep,
 	attrXid, attrXidDescription, attrXidOrigin, attrXidMnemonic, attrXidAction, attrPCIBusID, attrProcessPID, attrProcessName,
 }
 
@@ -61,6 +62,7 @@ const (
 	metricRemapped     = "nvidia.gpu.memory.remapped_rows"
 	metricRemapPending = "nvidia.gpu.memory.remapped_rows.pending"
 	metricRemapFailed  = "nvidia.gpu.memory.remapped_rows.failed"
+	metricHidden       = "nvidia.gpu.process.hidden"
 	metricAllocation   = "nvidia.gpu.allocation"
 
 	attrContainerID   = "container.id"
@@ -72,6 +74,8 @@ const (
 	attrAllocResource = "nvidia.gpu.allocation.resource"
 	attrAllocDeviceID = "nvidia.gpu.allocation.device_id"
 	attrProcessType   = "nvidia.gpu.process.type"
+	attrSlurmJob      = "slurm.job.id"
+	attrSlurmStep     = "slurm.job.step"
 	attrRetireCause   = "nvidia.gpu.retirement.cause"
 	attrRemapType     = "nvidia.gpu.remap.type"
 	attrEventName     = "event.name"

@@ -113,14 +113,16 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 		if buf.snap.Info.Index >= 0 {
 			putInt(attrs, attrGPUIndex, int64(buf.snap.Info.Index))
 		}
+		putStr(attrs, attrSlurmJob, buf.snap.SlurmJob)
+		putStr(attrs, attrSlurmStep, buf.snap.SlurmStep)
 	}
 	return res
 }
 
 // maxWrittenPerOOM is how many attributes classifyOOM may add to a record: the framework,
 // six byte counts and the ordinal, other_processes, cause, contributing causes, confidence,
-// evidence, recommendation, match, hw.id and nvidia.gpu.index.
-const maxWrittenPerOOM = 17
+// evidence, recommendation, match, hw.id, nvidia.gpu.index and the Slurm job and step.
+const maxWrittenPerOOM = 19
 
 // noGPU says why the window matched no GPU. Covered(host, t) is true when the host has a
 // point at or after t, so it answers "any metrics at all", "any within the window" and
@@ -197,6 +199,7 @@ func (b *classifyBuf) gpuState() *classify.GPUState {
 		Allocations:  nilIfEmpty(b.allocs),
 		RetiredPages: s.RetiredPages, RetiredPagesPending: s.RetiredPagesPending,
 		RemappedRows: s.RemappedRows, RemapFailed: s.RemapFailed, RemapPending: s.RemapPending,
+		ProcessesHidden: s.ProcessesHidden,
 	}
 	return &b.gpu
 }

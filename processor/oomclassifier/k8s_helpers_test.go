@@ -24,11 +24,13 @@ func podOf(i int) kpod {
 		cid: fmt.Sprintf("c%d", i) + strings.Repeat("0ffee", 12) + "a"}
 }
 
-// kproc is a process of a pod (pod.uid "" = a process of no pod) holding bytes(sec).
+// kproc is a process of a pod (pod.uid "" = a process of no pod) holding bytes(sec); job
+// and step are its Slurm job's, "" outside one.
 type kproc struct {
 	pid, vpid int64
 	pod       kpod
 	bytes     func(sec int) int64
+	job, step string
 }
 
 // kalloc is one allocation of the GPU to a pod's container.
@@ -43,6 +45,10 @@ type kgpu struct {
 	total            int64
 	procs            []kproc
 	allocs           []kalloc
+	// unlisted is memory in use that no listed process holds; hidden says the driver hid
+	// other PID namespaces' processes (nvidia.gpu.process.hidden, sent only when set).
+	unlisted int64
+	hidden   bool
 }
 
 func flatBytes(b int64) func(int) int64 { return func(int) int64 { return b } }
@@ -58,7 +64,7 @@ func (g kgpu) appendTo(md pmetric.Metrics, host string, sec int) {
 	res.PutStr(attrPCIBusID, g.bus)
 	res.PutInt(resGPUIndex, g.index)
 	ms := rm.ScopeMetrics().AppendEmpty().Metrics()
-	used := int64(512 << 20)
+	used := int64(512<<20) + g.unlisted
 	pm := ms.AppendEmpty()
 	pm.SetName(metricProcess)
 	pdps := pm.SetEmptySum().DataPoints()
@@ -84,6 +90,16 @@ func (g kgpu) appendTo(md pmetric.Metrics, host string, sec int) {
 			a.PutStr(attrNamespace, p.pod.ns)
 			a.PutStr(attrContainerName, p.pod.container)
 		}
+		if p.job != "" {
+			a.PutStr(attrSlurmJob, p.job)
+			a.PutStr(attrSlurmStep, p.step)
+		}
+	}
+	if g.hidden {
+		dp := ms.AppendEmpty().SetEmptyGauge().DataPoints().AppendEmpty()
+		ms.At(ms.Len() - 1).SetName(metricHidden)
+		dp.SetTimestamp(at)
+		dp.SetIntValue(1)
 	}
 	for name, v := range map[string]int64{metricUsage: used, metricLimit: g.total, metricFree: g.total - used} {
 		m := ms.AppendEmpty()

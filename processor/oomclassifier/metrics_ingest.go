@@ -38,6 +38,8 @@ func metricKind(name string) (window.Kind, bool) {
 		return window.RemapPending, true
 	case metricRemapFailed:
 		return window.RemapFailed, true
+	case metricHidden:
+		return window.ProcessesHidden, true
 	}
 	return 0, false
 }
@@ -176,6 +178,10 @@ func readProcess(attrs pcommon.Map, p *window.ProcessInfo) {
 			p.PodUID = strValue(v)
 		case attrProcessType:
 			p.Type = strValue(v)
+		case attrSlurmJob:
+			p.SlurmJob = strValue(v)
+		case attrSlurmStep:
+			p.SlurmStep = strValue(v)
 		}
 	}
 }

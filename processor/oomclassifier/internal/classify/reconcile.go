@@ -46,7 +46,7 @@ func allocatedTo(a *Allocation, p *Process) bool {
 
 // shared reports whether the GPU was allocated as a replica or to more than one pod.
 func shared(all []Allocation, a *Allocation) bool {
-	if strings.Contains(a.DeviceID, "::") {
+	if replica(a) {
 		return true
 	}
 	for i := range all {
@@ -57,9 +57,15 @@ func shared(all []Allocation, a *Allocation) bool {
 	return false
 }
 
+// replica reports whether the device id names a time-sliced replica of a GPU: NVIDIA's device
+// plugin writes <uuid>::<n>, GKE's nvidia<minor>/vgpu<n>.
+func replica(a *Allocation) bool {
+	return strings.Contains(a.DeviceID, "::") || strings.Contains(a.DeviceID, "/vgpu")
+}
+
 // sharing names the sharing mechanism the device plugin's id or resource shows.
 func sharing(a *Allocation) string {
-	if strings.Contains(a.DeviceID, "::") || strings.HasSuffix(a.Resource, ".shared") {
+	if replica(a) || strings.HasSuffix(a.Resource, ".shared") {
 		return "time-slicing, " + a.Resource
 	}
 	return "allocated to several pods, " + a.Resource

@@ -11,10 +11,12 @@ import (
 // without releasing the GPU).
 //
 // An empty process list abstains: then "unattributed" also holds the failing process's
-// own memory (NVML often lists no processes inside a container), which is no zombie.
+// own memory (NVML often lists no processes inside a container), which is no zombie. So does
+// a GPU whose driver hid other PID namespaces' processes from the collector: their memory is
+// then unattributed too.
 func ruleZombieContext(f *facts) verdict {
 	g := f.gpu
-	if g == nil || len(g.Processes) == 0 || f.total <= 0 {
+	if g == nil || len(g.Processes) == 0 || g.ProcessesHidden || f.total <= 0 {
 		return verdict{}
 	}
 	unattributed := g.Unattributed

@@ -112,6 +112,9 @@ type GPUState struct {
 
 	Usage     []Point // hw.gpu.memory.usage over the window, oldest first
 	Processes []Process
+	// ProcessesHidden: the driver hid processes of other PID namespaces from the collector
+	// (nvidia.gpu.process.hidden), so Processes is not every process holding memory.
+	ProcessesHidden bool
 
 	RetiredPages        map[string]int64 // by cause: single_bit_ecc, double_bit_ecc (nil = unknown)
 	RetiredPagesPending bool

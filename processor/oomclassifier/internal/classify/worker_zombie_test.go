@@ -122,6 +122,18 @@ func TestZombieBounds(t *testing.T) {
 			g.Unattributed = -1
 			return g
 		}, holds: true, complete: true, explains: quarter + 1},
+		// Processes of other PID namespaces are left out of the list: their memory is
+		// unattributed, whether reported or derived, and no zombie.
+		{name: "processes hidden, reported", gpu: func() *GPUState {
+			g := gpuWith(quarter+1, proc(100, "python", "aaaa", 20*gib))
+			g.ProcessesHidden = true
+			return g
+		}},
+		{name: "processes hidden, derived", gpu: func() *GPUState {
+			g := gpuWith(quarter+1, proc(100, "python", "aaaa", 20*gib))
+			g.ProcessesHidden, g.Unattributed = true, -1
+			return g
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,7 +51,13 @@ type Snapshot struct {
 	RetiredPagesPending                       bool
 	RemappedRows                              map[string]int64 // by remap type
 	RemapPending, RemapFailed                 bool
-	Xids                                      []Xid // on this GPU, window before to xidAfter after
+	// ProcessesHidden: the collector's NVML hid processes of other PID namespaces then, so
+	// Processes is not every process holding memory (nvidia.gpu.process.hidden).
+	ProcessesHidden bool
+	// SlurmJob and SlurmStep are the Slurm job and step of the matched process (the record's
+	// pid), else of every process on the GPU when they all ran in one; "" when not known.
+	SlurmJob, SlurmStep string
+	Xids                []Xid // on this GPU, window before to xidAfter after
 	// Allocations are the kubelet's allocations of this GPU at the query time; nil when none.
 	Allocations []Allocation
 	// Workload is the memory of the matched pod's workload on the host; Known false when the
@@ -149,7 +155,9 @@ func (s *Store) snapshot(snap *Snapshot, h *host, g *gpu, m *Match, at int64, pi
 	snap.RetiredPagesPending = flag(&g.gauges[RetiredPagesPending], at)
 	snap.RemapPending = flag(&g.gauges[RemapPending], at)
 	snap.RemapFailed = flag(&g.gauges[RemapFailed], at)
+	snap.ProcessesHidden = flag(&g.gauges[ProcessesHidden], at)
 	s.processes(snap, g, from, at, pid)
+	snap.SlurmJob, snap.SlurmStep = slurmJob(snap.Processes, m.By, pid)
 	if p := snap.Match.failing(pid, snap.Processes); p != nil {
 		snap.Match.FailingPID = p.PID
 		if snap.Workload.Known {
@@ -222,6 +230,33 @@ func (s *Store) processes(snap *Snapshot, g *gpu, from, at int64, pid int) {
 	if len(snap.Processes) == 0 {
 		snap.Processes = nil
 	}
+}
+
+// slurmJob is the Slurm job and step the record's process ran in: the matched pid's, else the
+// one job (and step) every listed process of the GPU shares, since Slurm hands a job its GPUs
+// whole. A GPU shared by several jobs names none: which of them failed is not known.
+func slurmJob(procs []Process, by string, pid int) (job, step string) {
+	if by == MatchedByPID {
+		for i := range procs {
+			if procs[i].PID == pid {
+				return procs[i].SlurmJob, procs[i].SlurmStep
+			}
+		}
+	}
+	for i := range procs {
+		p := &procs[i]
+		switch {
+		case p.SlurmJob == "":
+			return "", ""
+		case i == 0:
+			job, step = p.SlurmJob, p.SlurmStep
+		case p.SlurmJob != job:
+			return "", ""
+		case p.SlurmStep != step:
+			step = ""
+		}
+	}
+	return job, step
 }
 
 func flag(s *series, at int64) bool {

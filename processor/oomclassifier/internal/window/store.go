@@ -24,6 +24,7 @@ const (
 	RetiredPagesPending             // nvidia.gpu.memory.retired_pages.pending
 	RemapPending                    // nvidia.gpu.memory.remapped_rows.pending
 	RemapFailed                     // nvidia.gpu.memory.remapped_rows.failed
+	ProcessesHidden                 // nvidia.gpu.process.hidden
 	ProcessBytes                    // nvidia.gpu.process.memory.usage; Sample.Process says whose
 	RetiredPages                    // nvidia.gpu.memory.retired_pages; Sample.Label is the cause
 	RemappedRows                    // nvidia.gpu.memory.remapped_rows; Sample.Label is the remap type
@@ -90,6 +91,8 @@ type ProcessInfo struct {
 	Namespace   string // k8s.namespace.name
 	Container   string // k8s.container.name
 	Type        string // nvidia.gpu.process.type
+	SlurmJob    string // slurm.job.id
+	SlurmStep   string // slurm.job.step
 }
 
 // Sample is one data point. T is the point's own timestamp in Unix nanoseconds (the hot path
@@ -191,11 +194,12 @@ func New(cfg Config) *Store {
 // Fixed costs of the budget's accounting, besides the series' arrays (measured with
 // runtime.MemStats on the bytes benchmark: a GPU with its maps and host entry, a process
 // with its map entry and description: 160 bytes before the Kubernetes names, whose three
-// string headers and vpid add 56, its cached peak 24). The names' own bytes are added per process (nameBytes):
-// they come with Kubernetes processes only, and a long pod name is most of a process entry.
+// string headers and vpid add 56, its cached peak 24, the Slurm job and step headers 32). The
+// names' own bytes are added per process (nameBytes): they come with Kubernetes and Slurm
+// processes only, and a long pod name is most of a process entry.
 const (
 	gpuBytes  = 2048
-	procBytes = 240
+	procBytes = 272
 )
 
 // Observe records the samples of one GPU resource. Points stamped too far ahead of the clock
@@ -287,7 +291,7 @@ func (s *Store) sane(key GPUKey, samples []Sample, latest int64, of *Overflow) [
 		switch sm.Kind {
 		case Total:
 			bound = maxPlausibleBytes
-		case RetiredPages, RemappedRows, RetiredPagesPending, RemapPending, RemapFailed:
+		case RetiredPages, RemappedRows, RetiredPagesPending, RemapPending, RemapFailed, ProcessesHidden:
 			bound = maxPlausibleCount
 		}
 		switch {
@@ -325,6 +329,7 @@ func (s *Store) gpu(key GPUKey, of *Overflow) *gpu {
 	g.gauges[RetiredPagesPending].step = true
 	g.gauges[RemapPending].step = true
 	g.gauges[RemapFailed].step = true
+	g.gauges[ProcessesHidden].step = true
 	h.gpus[key.HWID] = g
 	s.gpus++
 	s.bytes += gpuBytes
@@ -449,7 +454,7 @@ func (g *gpu) forget(p *proc) {
 
 // nameBytes is what a process's Kubernetes names hold beyond procBytes.
 func nameBytes(p *ProcessInfo) int64 {
-	return int64(len(p.PodName) + len(p.Namespace) + len(p.Container))
+	return int64(len(p.PodName) + len(p.Namespace) + len(p.Container) + len(p.SlurmJob) + len(p.SlurmStep))
 }
 
 // trim applies the window to every series of the GPU and forgets processes with no point
