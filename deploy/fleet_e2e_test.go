@@ -36,8 +36,18 @@ type gateway struct {
 // function is given the directory that stands for every mount path before the start.
 func startGateway(t *testing.T, pk pki, backendAddr string, prepare ...func(dirs map[string]string)) *gateway {
 	t.Helper()
+	return startGatewayEdited(t, pk, backendAddr, nil, prepare...)
+}
+
+// startGatewayEdited is startGateway with the shipped config changed by edit first (nil: as
+// shipped), to measure what a setting buys.
+func startGatewayEdited(t *testing.T, pk pki, backendAddr string, edit func(cfg map[string]any), prepare ...func(dirs map[string]string)) *gateway {
+	t.Helper()
 	gp := gatewayPod(t)
 	cfg := deepCopy(t, gp.config)
+	if edit != nil {
+		edit(cfg)
+	}
 	grpcTLS := mapAt(cfg, "receivers", "otlp", "protocols", "grpc", "tls")
 	tlsMount, _ := gp.mountOf(str(grpcTLS, "cert_file"))
 	tokenPath := str(cfg, "extensions", "bearertokenauth/agents", "filename")

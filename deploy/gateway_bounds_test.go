@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -53,4 +54,44 @@ func TestGatewayConnectionBounds(t *testing.T) {
 	assert.LessOrEqual(t, within(http["write_timeout"], "http write_timeout"), halfOpenLimit)
 	assert.LessOrEqual(t, within(get(http, "keepalive", "idle_timeout"), "http keepalive idle_timeout"), halfOpenLimit)
 	assert.Equal(t, receiverLimit<<20, http["max_request_body_size"])
+}
+
+// decodedPerRequest is what one request in flight may hold in the gateway: its body at the
+// receivers' size limit and its decoded form, about three times as large (measured: 13-15 MiB
+// for a 3.6 MiB logs request; deploy/README.md, "Protecting the gateway").
+const decodedPerRequest = 4 * receiverLimit << 20
+
+// However many senders connect, the requests in flight are bounded on each listener
+// (preauth's max_in_flight_requests on both the gRPC and the HTTP receiver), and what they can
+// hold, with the classifier's window and its GC headroom, stays under memory_limiter's soft
+// limit of the container's memory limit: the gateway refuses (retryably) before it runs out.
+func TestGatewayInFlightFitsMemoryLimit(t *testing.T) {
+	p := gatewayPod(t)
+	var inFlight int64
+	for _, proto := range []string{"grpc", "http"} {
+		r := mapAt(p.config, "receivers", "otlp", "protocols", proto)
+		require.NotNil(t, r, proto)
+		var ids []string
+		for _, m := range listAt(r, "middlewares") {
+			ids = append(ids, str(m, "id"))
+		}
+		i := slices.IndexFunc(ids, func(id string) bool { return typeOf(id) == "preauth" })
+		require.GreaterOrEqual(t, i, 0, "%s: the %s receiver's middlewares include preauth: %v", p.source, proto, ids)
+		n, _ := get(p.config, "extensions", ids[i], "max_in_flight_requests").(int)
+		require.Positive(t, n, "%s: %s.max_in_flight_requests bounds the %s listener", p.source, ids[i], proto)
+		consumers, _ := get(agentPods(t)[0].config, "exporters", "otlp_grpc", "sending_queue", "num_consumers").(int)
+		assert.GreaterOrEqual(t, n, 4*consumers, "%s: room for several agents sending at once", proto)
+		inFlight += int64(n)
+	}
+	limit, err := bytesOf(str(p.container, "resources", "limits", "memory"))
+	require.NoError(t, err)
+	ml := mapAt(p.config, "processors", "memory_limiter")
+	hard, _ := ml["limit_percentage"].(int)
+	spike, _ := ml["spike_limit_percentage"].(int)
+	soft := limit * int64(hard-spike) / 100
+	window, _ := get(p.config, "processors", "oom_classifier", "max_bytes").(int)
+	held := inFlight*decodedPerRequest + 2*int64(window)
+	assert.LessOrEqual(t, held, soft,
+		"requests in flight (%d × %d MiB) and the window (2 × %d MiB) must fit under memory_limiter's soft limit (%d MiB)",
+		inFlight, decodedPerRequest>>20, window>>20, soft>>20)
 }

@@ -25,6 +25,12 @@ type Config struct {
 	// stream by default. The server announces it in its SETTINGS; a larger list closes the
 	// connection. Only this server: the collector's clients keep grpc-go's default.
 	MaxHeaderListSize uint32 `mapstructure:"max_header_list_size"`
+	// MaxInFlightRequests bounds the requests each listener that lists this middleware has
+	// accepted and not yet answered, over all its connections: a request beyond it is refused
+	// before its body is read, retryably (gRPC Unavailable, HTTP 503). With the receiver's
+	// message size it bounds the memory requests in flight can take, however many senders
+	// connect. 0 leaves it unbounded.
+	MaxInFlightRequests int `mapstructure:"max_in_flight_requests"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -41,6 +47,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxHeaderListSize < minHeaderListSize {
 		errs = append(errs, fmt.Errorf("'max_header_list_size' must be at least %d bytes (a request's token, user agent and encoding headers), got %d", minHeaderListSize, c.MaxHeaderListSize))
+	}
+	if c.MaxInFlightRequests < 0 {
+		errs = append(errs, fmt.Errorf("'max_in_flight_requests' must be >= 0 (0: unbounded), got %d", c.MaxInFlightRequests))
 	}
 	return errors.Join(errs...)
 }

@@ -23,10 +23,11 @@ func TestLoadConfig(t *testing.T) {
 		want    *Config
 		wantErr []string // the YAML keys the errors must quote, all reported at once
 	}{
-		{id: component.NewID(metadata.Type), want: &Config{Authenticator: authID, HandshakeTimeout: 10 * time.Second, MaxHeaderListSize: 8192}},
-		{id: component.NewIDWithName(metadata.Type, "fast"), want: &Config{Authenticator: authID, HandshakeTimeout: 2 * time.Second, MaxHeaderListSize: 4096}},
+		{id: component.NewID(metadata.Type), want: &Config{Authenticator: authID, HandshakeTimeout: 10 * time.Second, MaxHeaderListSize: 8192, MaxInFlightRequests: 64}},
+		{id: component.NewIDWithName(metadata.Type, "fast"), want: &Config{Authenticator: authID, HandshakeTimeout: 2 * time.Second, MaxHeaderListSize: 4096, MaxInFlightRequests: 8}},
 		{id: component.NewIDWithName(metadata.Type, "none"), wantErr: []string{"'authenticator' must name a server authenticator extension"}},
-		{id: component.NewIDWithName(metadata.Type, "bad"), wantErr: []string{"'authenticator' must", "'handshake_timeout' must be > 0", "'max_header_list_size' must be at least 1024 bytes (a request's token, user agent and encoding headers), got 100"}},
+		{id: component.NewIDWithName(metadata.Type, "bad"), wantErr: []string{"'authenticator' must", "'handshake_timeout' must be > 0", "'max_header_list_size' must be at least 1024 bytes (a request's token, user agent and encoding headers), got 100",
+			"'max_in_flight_requests' must be >= 0 (0: unbounded), got -1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id.String(), func(t *testing.T) {

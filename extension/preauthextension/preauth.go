@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync/atomic"
 
 	"go.opentelemetry.io/collector/component"
@@ -20,6 +21,7 @@ import (
 
 var (
 	_ extensionmiddleware.GRPCServer  = (*preauth)(nil)
+	_ extensionmiddleware.HTTPServer  = (*preauth)(nil)
 	_ extensioncapabilities.Dependent = (*preauth)(nil)
 	_ component.Component             = (*preauth)(nil)
 )
@@ -60,7 +62,8 @@ func (p *preauth) Start(_ context.Context, host component.Host) error {
 	p.logger.Info("Checking each gRPC stream's credentials before its request is read",
 		zap.String("authenticator", p.cfg.Authenticator.String()),
 		zap.Duration("handshake_timeout", p.cfg.HandshakeTimeout),
-		zap.Uint32("max_header_list_size", p.cfg.MaxHeaderListSize))
+		zap.Uint32("max_header_list_size", p.cfg.MaxHeaderListSize),
+		zap.Int("max_in_flight_requests", p.cfg.MaxInFlightRequests))
 	return nil
 }
 
@@ -73,11 +76,26 @@ func (p *preauth) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, er
 	if p.auth.Load() == nil {
 		return nil, errors.New("preauth: gRPC server options requested before the extension started")
 	}
+	limit := newInFlight(p.cfg.MaxInFlightRequests, "grpc", p.logger)
 	return []grpc.ServerOption{
-		grpc.InTapHandle(p.tap),
+		grpc.InTapHandle(func(ctx context.Context, info *tap.Info) (context.Context, error) {
+			ctx, err := p.tap(ctx, info)
+			if err != nil {
+				return ctx, err
+			}
+			return limit.tapStream(ctx)
+		}),
 		grpc.ConnectionTimeout(p.cfg.HandshakeTimeout),
 		grpc.MaxHeaderListSize(p.cfg.MaxHeaderListSize),
 	}, nil
+}
+
+// GetHTTPHandler is called by confighttp when a receiver that lists this middleware builds
+// its server. HTTP needs no early token check (confighttp's auth runs before the body is
+// read); the middleware bounds the requests in flight.
+func (p *preauth) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPHandlerFunc, error) {
+	limit := newInFlight(p.cfg.MaxInFlightRequests, "http", p.logger)
+	return func(_ context.Context, next http.Handler) (http.Handler, error) { return limit.handler(next), nil }, nil
 }
 
 // tap runs on the connection's reader goroutine, under the transport's lock: it must not
