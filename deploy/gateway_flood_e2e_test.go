@@ -25,7 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// floodCeiling is what an unauthenticated flood may cost the gateway (issue 19, item 4):
+// floodCeiling is what an unauthenticated flood may cost the gateway:
 // the growth of its resident set over the idle gateway's, at its peak (VmHWM).
 const floodCeiling = 128 << 20
 

@@ -92,7 +92,7 @@ var pendingMetrics = map[string]string{
 	"nvidia_gpu_memory_runway_seconds":                  "nvidia.gpu.memory.runway",
 	"nvidia_gpu_process_memory_growth_bytes_per_second": "nvidia.gpu.process.memory.growth",
 	"hw_status": "hw.status",
-	// Kubernetes (issue 16): the receiver's PodResources source and the simulator's pods.
+	// Kubernetes: the receiver's PodResources source and the simulator's pods.
 	"nvidia_gpu_allocation":                   "nvidia.gpu.allocation",
 	"nvidia_gpu_allocation_idle_time_seconds": "nvidia.gpu.allocation.idle_time",
 	"nvidia_gpu_process_unexpected_count":     "nvidia.gpu.process.unexpected.count",

@@ -13,7 +13,7 @@ import (
 )
 
 // contractMetrics are receiver metrics the rules and the dashboard use before
-// receiver/gpumemreceiver/metadata.yaml declares them (issue 16, built beside these rules): the
+// receiver/gpumemreceiver/metadata.yaml declares them: the
 // Prometheus name each must get, by its OpenTelemetry name. Once metadata.yaml declares one,
 // the name its unit and type give must be this one.
 var contractMetrics = map[string]string{

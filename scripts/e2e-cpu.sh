@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CPU the oom_classifier processor adds to a logs pipeline of ordinary
-# application lines, end to end, measured in the running distribution
-# (issue 17 item 5). Three pipelines, otlp(http) -> ... -> debug:
+# application lines, end to end, measured in the running distribution.
+# Three pipelines, otlp(http) -> ... -> debug:
 #
 #   none            no processor
 #   resource        the stock resource processor upserting one resource

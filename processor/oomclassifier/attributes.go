@@ -1,7 +1,7 @@
 package oomclassifier
 
-// Attributes the processor writes on log records (documentation.md, metadata.yaml). The
-// contract is DESIGN.md §3: these names change only together with those files.
+// Attributes the processor writes on log records: documentation.md and metadata.yaml are the
+// contract, and these names change only together with them.
 const (
 	attrFramework      = "gpu.oom.framework"
 	attrDeviceKind     = "gpu.oom.device.kind"
@@ -44,7 +44,7 @@ var writtenAttributes = []string{
 	attrXid, attrXidDescription, attrXidOrigin, attrXidMnemonic, attrXidAction, attrPCIBusID, attrProcessPID, attrProcessName,
 }
 
-// Names read from metrics and records (DESIGN.md §2); the processor depends on these alone.
+// Names read from metrics and records (docs/metrics.md); the processor depends on these alone.
 const (
 	resHostName = "host.name"
 	resHWName   = "hw.name"

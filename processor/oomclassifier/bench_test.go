@@ -279,7 +279,7 @@ func BenchmarkConsumeLogsEightHosts(b *testing.B) {
 	}
 }
 
-// Item 5 of issue 17: in a running collector (otlp/http → processor → debug, ~60-byte
+// In a running collector (otlp/http → processor → debug, ~60-byte
 // ordinary lines) the processor's cost per record was four to six times what the parse
 // microbenchmarks say. BenchmarkPipelineCold feeds batches shaped as the otlp receiver hands
 // them on through ConsumeLogs, with the strings cold: every batch was unmarshalled from its

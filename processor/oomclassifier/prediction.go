@@ -11,7 +11,7 @@ import (
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
 )
 
-// Names of the gpu_mem receiver's predicted-OOM records (DESIGN.md §2).
+// Names of the gpu_mem receiver's predicted-OOM records (docs/metrics.md).
 const (
 	eventOOMPredicted    = "nvidia.gpu.memory.oom_predicted"
 	attrRunway           = "nvidia.gpu.memory.runway"

@@ -169,8 +169,7 @@ func receiverXid(rec plog.LogRecord, res pcommon.Map) (window.Xid, bool) {
 // read of it: a string body that neither prefilter passes (parse.MayBeOOMOrXid), no event name, none of the
 // exception attributes eachText reads. scan skips such a record without the per-kind readers
 // (eventName, kernelXid, findOOMInto), each of which looks the attributes up and reads the
-// body again: on 60-byte lines those lookups cost as much as the prefilter itself (issue 17
-// item 5). Any record it does not vouch for takes the full path, so the result is the same
+// body again: on 60-byte lines those lookups cost as much as the prefilter itself. Any record it does not vouch for takes the full path, so the result is the same
 // either way.
 func ordinaryRecord(rec plog.LogRecord) bool {
 	if rec.EventName() != "" {
@@ -196,6 +195,6 @@ func ordinaryRecord(rec plog.LogRecord) bool {
 		return false
 	}
 	// Both prefilters in one pass over the text: a second pass (the Xid tag's) cost a
-	// fifth of the prefilter again on 60-byte lines (issue 17 item 5).
+	// fifth of the prefilter again on 60-byte lines.
 	return !parse.MayBeOOMOrXid(body.Str())
 }

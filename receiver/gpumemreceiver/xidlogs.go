@@ -10,7 +10,7 @@ import (
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 )
 
-// xidLogs turns Xid occurrences into log records, one resource per GPU (DESIGN.md §2).
+// xidLogs turns Xid occurrences into log records, one resource per GPU (docs/metrics.md).
 func xidLogs(events []xidEvent, driver string, switches *metadata.ResourceSwitches, version string, observed pcommon.Timestamp) plog.Logs {
 	ld := plog.NewLogs()
 	scopes := map[string]plog.LogRecordSlice{}

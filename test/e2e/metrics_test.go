@@ -14,7 +14,7 @@ import (
 
 // TestSimulatedMetrics runs the distribution on the built-in scenario and checks what a user's
 // backend would receive: 8 GPUs, one of them split into 4 MIG instances, each a resource with
-// the DESIGN.md attributes and metrics.
+// the attributes and metrics of docs/metrics.md.
 func TestSimulatedMetrics(t *testing.T) {
 	c := startCollector(t, renderConfig(t, "metrics.yaml.tmpl", nil))
 	path := filepath.Join(c.dir, "metrics.jsonl")

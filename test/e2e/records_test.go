@@ -169,7 +169,7 @@ func testdata(t *testing.T, elems ...string) string {
 }
 
 // gib and mib convert what a message prints ("2.15 GiB") to the exact bytes the
-// classifier writes (DESIGN.md §3: rounded to the nearest byte).
+// classifier writes (documentation.md: rounded to the nearest byte).
 func gib(v float64) int64 { return int64(math.Round(v * (1 << 30))) }
 func mib(v float64) int64 { return int64(math.Round(v * (1 << 20))) }
 

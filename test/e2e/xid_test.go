@@ -111,7 +111,7 @@ const (
 	kernlogGPU1 = "GPU-41e8b2d6-a95c-4f17-8c3e-0b7d5a2f6c98"
 )
 
-// TestXid proves the Xid path through the distribution (issue 3): the receiver's records
+// TestXid proves the Xid path through the distribution: the receiver's records
 // and counters for simulated events from each source, a replay of real-looking kernel log
 // records, and kernel lines that arrive as plain log lines. The three collectors start
 // before the first subtest waits, so they run side by side.

@@ -48,7 +48,7 @@ type rule struct {
 	check func(*facts) verdict
 }
 
-// rules is the causes table of DESIGN.md §3, in order. A fault holds first whenever it
+// rules is the causes table of docs/causes.md, in order. A fault holds first whenever it
 // holds; among the others, the one that explains the most memory is the cause.
 var rules = [...]rule{
 	{CauseGPUFault, ruleGPUFault},

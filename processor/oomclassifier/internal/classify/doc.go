@@ -1,4 +1,4 @@
-// Package classify decides why a GPU allocation failed (DESIGN.md §3).
+// Package classify decides why a GPU allocation failed (docs/causes.md).
 //
 // Classify takes what the OOM message said (OOM), what the metric window knew about the
 // GPU at that moment (GPUState) and the rule thresholds, and returns the cause, the other

@@ -6,7 +6,7 @@ import (
 	"github.com/gpumem/otelcol-gpumem/internal/ramp"
 )
 
-// Cause names, exactly as written to gpu.oom.cause (DESIGN.md §3). Dashboards depend on them.
+// Cause names, exactly as written to gpu.oom.cause (docs/causes.md). Dashboards depend on them.
 const (
 	CauseGPUFault              = "gpu_fault"
 	CauseZombieContext         = "zombie_context"
@@ -27,7 +27,7 @@ const (
 )
 
 // GPU match kinds, as set by the metric window in GPUState.MatchedBy and written to
-// gpu.oom.match (DESIGN.md §3), in the order the window tries them.
+// gpu.oom.match (documentation.md), in the order the window tries them.
 const (
 	MatchedByPID         = "pid"          // a host pid the window lists on that GPU
 	MatchedByVPID        = "vpid"         // the record's pid read inside its pod (process.vpid)

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Kind names the metric stream a Sample belongs to (DESIGN.md §2 names in comments).
+// Kind names the metric stream a Sample belongs to (docs/metrics.md's names in comments).
 type Kind uint8
 
 const (
