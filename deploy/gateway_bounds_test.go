@@ -1,7 +1,10 @@
 package deploy_test
 
 import (
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,4 +97,27 @@ func TestGatewayInFlightFitsMemoryLimit(t *testing.T) {
 	assert.LessOrEqual(t, held, soft,
 		"requests in flight (%d × %d MiB) and the window (2 × %d MiB) must fit under memory_limiter's soft limit (%d MiB)",
 		inFlight, decodedPerRequest>>20, window>>20, soft>>20)
+}
+
+// deploy/README.md's sizing states the shipped gateway's caps and memory limit: they are the
+// gateway's own, and its window holds 1,000 nodes of 16 devices at the measured 25,249 bytes a
+// device (BenchmarkFleetWindow) within both caps.
+func TestSizingTableMatchesGateway(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	p := gatewayPod(t)
+	oc := mapAt(p.config, "processors", "oom_classifier")
+	maxGPUs, _ := oc["max_gpus"].(int)
+	maxBytes, _ := oc["max_bytes"].(int)
+	limit := str(p.container, "resources", "limits", "memory")
+	gomem, _ := p.envValue("GOMEMLIMIT")
+	for _, want := range []string{
+		fmt.Sprintf("`max_gpus: %d`", maxGPUs), fmt.Sprintf("`max_bytes: %d`", maxBytes),
+		"a " + strings.TrimSuffix(limit, "Gi") + " Gi memory limit", "`GOMEMLIMIT: " + gomem + "`",
+	} {
+		assert.True(t, strings.Contains(string(readme), want), "deploy/README.md's sizing names the shipped gateway's %s", want)
+	}
+	const nodes, devicesPerNode, bytesPerDevice = 1000, 16, 25249
+	assert.GreaterOrEqual(t, maxGPUs, nodes*devicesPerNode, "max_gpus holds 1,000 nodes of 16 devices")
+	assert.GreaterOrEqual(t, int64(maxBytes), int64(nodes*devicesPerNode*bytesPerDevice), "max_bytes holds their windows")
 }

@@ -27,8 +27,8 @@ import (
 // goes to the disk queue). preauth's max_in_flight_requests admits 16 requests at a time and
 // refuses the rest as Unavailable before reading them; the senders would retry. The gateway's
 // peak resident set (VmHWM) stays under memory_limiter's hard limit of the manifest's memory
-// limit (GOMEMLIMIT's level): measured 1166 MiB of the 1638 MiB allowed, where the bound off
-// reached 2600 MiB, past the 2 GiB at which the container is killed.
+// limit (GOMEMLIMIT's level): measured 881-1166 MiB of the 2458 MiB allowed, where the bound
+// off reached 2588-2600 MiB, past it.
 // GATEWAY_OVERLOAD_UNBOUNDED=1 runs it again with the bound off, for the comparison
 // (deploy/README.md, "Protecting the gateway").
 func TestGatewayAuthenticatedOverload(t *testing.T) {

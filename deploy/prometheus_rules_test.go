@@ -81,7 +81,7 @@ func TestAlertRulesAreComplete(t *testing.T) {
 		assert.Contains(t, []string{"page", "warning", "info"}, r.Labels["severity"], "%s: severity", r.Alert)
 		for _, k := range []string{"summary", "description"} {
 			a := r.Annotations[k]
-			if r.Group != "otelcol-gpumem-delivery" { // the GPUs' alerts; the delivery group: the collectors'
+			if r.Group != "otelcol-gpumem-delivery" && r.Group != "otelcol-gpumem-classifier" { // the GPUs' alerts; these two groups: the collectors'
 				names := strings.Contains(a, "$labels.nvidia_gpu_index") ||
 					strings.Contains(a, "$labels.k8s_pod_name") && strings.Contains(a, "$labels.k8s_namespace_name")
 				assert.True(t, names, "%s: %s names the GPU (nvidia_gpu_index) or the pod (namespace and name)", r.Alert, k)

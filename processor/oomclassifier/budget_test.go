@@ -14,10 +14,11 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
-// TestEvictionLoggedAtInfoRateLimited: GPUs evicted past the window's bounds are logged at
-// Info with the count and the window's size, at most once per logEvery, and every one is
-// counted in the telemetry.
-func TestEvictionLoggedAtInfoRateLimited(t *testing.T) {
+// TestEvictionWarnedRateLimited: GPUs evicted past the window's bounds are a WARN the moment
+// the first goes (the window is too small for the fleet: their OOMs will match nothing), with
+// the count and the window's size, then at most once per logEvery, and every one is counted
+// in the telemetry.
+func TestEvictionWarnedRateLimited(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	core, logs := observer.New(zapcore.InfoLevel)
@@ -40,7 +41,7 @@ func TestEvictionLoggedAtInfoRateLimited(t *testing.T) {
 	gpu(2)
 	require.Len(t, evictions(), 1)
 	e := evictions()[0]
-	assert.Equal(t, zapcore.InfoLevel, e.Level)
+	assert.Equal(t, zapcore.WarnLevel, e.Level)
 	assert.Equal(t, int64(1), e.ContextMap()["count"])
 	assert.Equal(t, int64(2), e.ContextMap()["window_gpus"])
 	assert.Positive(t, e.ContextMap()["window_bytes"])

@@ -105,8 +105,9 @@ func (in *instance) removeWaiter(ch chan struct{}) {
 
 // recordOverflow adds what the window's caps evicted and its checks rejected to the telemetry,
 // and logs each reason rate-limited: the first occurrence at once, then at most one line per
-// logEvery with the count since the last line. Rejections are Warn (a sender is wrong),
-// evictions Info (the configured bounds are working as designed).
+// logEvery with the count since the last line. Rejections are Warn (a sender is wrong), and
+// so is a GPU evicted: its OOMs will match nothing, so the window is too small for the fleet.
+// The other caps are Info (they trim a GPU's history as designed).
 func (in *instance) recordOverflow(ctx context.Context, of window.Overflow) {
 	for _, r := range [...]struct {
 		reason string
@@ -115,7 +116,7 @@ func (in *instance) recordOverflow(ctx context.Context, of window.Overflow) {
 		msg    string
 		fix    string
 	}{
-		{"gpu_evicted", of.GPUsEvicted, false, "Metric window full: least recently updated GPUs evicted", "raise max_gpus or max_bytes"},
+		{"gpu_evicted", of.GPUsEvicted, true, "Metric window full: least recently updated GPUs evicted; their OOMs will match no GPU", "raise max_gpus or max_bytes (and the memory limit with them)"},
 		{"samples_capped", of.SamplesCapped, false, "Metric window: oldest points of a series dropped at the per-series cap", "raise max_samples_per_gpu"},
 		{"process_evicted", of.ProcessesEvicted, false, "Metric window: least recently updated processes of a GPU evicted", "more than 256 processes on one GPU are kept only in part"},
 		{"allocation_evicted", of.AllocsEvicted, false, "Metric window: least recently seen GPU allocations evicted", "more than 64 pod allocations of one GPU are kept only in part"},
