@@ -61,6 +61,9 @@ func classifyOOM(o oomRecord, in *instance) classify.Result {
 		if note := workloadNote(&buf.snap.Workload, &buf.snap.Match.Pod, m.ProcessBytes); note != "" {
 			res.Evidence += " " + note
 		}
+		if note := siblingNote(&buf.snap); note != "" {
+			res.Evidence += " " + note
+		}
 	}
 	if o.timeNote != "" {
 		res.Evidence += " " + o.timeNote

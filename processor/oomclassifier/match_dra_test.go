@@ -122,3 +122,36 @@ func TestSlurmJobOnOOMRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestSiblingsInEvidence: an 8-GPU pod's OOM on its hot GPU says how full the pod's other
+// GPUs were; a Slurm job's does the same from the process's job; a GPU alone in its job
+// says nothing of siblings.
+func TestSiblingsInEvidence(t *testing.T) {
+	p := newProcessors(t, testConfig(0), nopSettings())
+	train := kpod{uid: "uid-t", ns: "training", name: "llm-train-x7k2p", container: "trainer"}
+	var gpus []kgpu
+	for i := range 8 {
+		b := int64(25+i%4) * gib / 2 // 12.5-14 GiB of 40 with the 512 MiB the builder adds: 32-36%
+		if i == 3 {
+			b = 38 * gib
+		}
+		gpus = append(gpus, kgpu{hwID: fmt.Sprint("GPU-", i), bus: fmt.Sprintf("00000000:%02X:00.0", 16+i), model: "NVIDIA A100-SXM4-40GB",
+			index: int64(i), total: gpu40, procs: []kproc{{pid: int64(100 + i), pod: train, bytes: flatBytes(b)}}})
+	}
+	gpus = append(gpus, kgpu{hwID: "GPU-8", bus: "00000000:30:00.0", model: "NVIDIA A100-SXM4-40GB", index: 8, total: gpu40,
+		procs: []kproc{{pid: 300, bytes: flatBytes(30 * gib), job: "4749", step: "0"}}})
+	feedNode(t, p, "node-8", 60, gpus...)
+	at := t0.Add(59 * time.Second)
+
+	ld := logsWith("node-8", at, text(torchOOM(0, 4, 1.5, 38, 37, 37.5)))
+	firstRecord(ld).Attributes().PutInt(attrProcessPID, 103)
+	a := classified(t, p, ld)
+	assert.Equal(t, "GPU-3", a[attrHWID])
+	assert.Contains(t, a[attrEvidence], "GPU 3 held 96% of its memory at the OOM while job training/llm-train's 7 other GPUs on this host held 32-36%.")
+
+	ld = logsWith("node-8", at, text(torchOOM(0, 4, 1.5, 30, 29, 29.5)))
+	firstRecord(ld).Attributes().PutInt(attrProcessPID, 300)
+	a = classified(t, p, ld)
+	assert.Equal(t, "GPU-8", a[attrHWID])
+	assert.NotContains(t, a[attrEvidence], "other GPU", "job 4749 holds no other GPU")
+}

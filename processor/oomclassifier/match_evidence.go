@@ -160,3 +160,29 @@ func shortID(id string) string {
 
 // capitalise starts a sentence with the noun ("pod …", "container …").
 func capitalise(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// siblingNote compares the matched GPU with the other GPUs of the record's job on the host:
+// "GPU 3 held 97% of its memory at the OOM while the job's 7 other GPUs on this host held
+// 61-64%." Data-parallel ranks hold nearly the same share, so a gap is an imbalanced or
+// leaking rank, and no gap says the whole job is at its GPUs' limit.
+func siblingNote(snap *window.Snapshot) string {
+	sib := &snap.Siblings
+	if sib.N == 0 || sib.Self < 0 {
+		return ""
+	}
+	name := snap.HWID
+	if snap.Info.Index >= 0 {
+		name = "GPU " + strconv.Itoa(snap.Info.Index)
+	}
+	pct := func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) }
+	held := pct(sib.Min) + "%"
+	if lo, hi := pct(sib.Min), pct(sib.Max); lo != hi {
+		held = lo + "-" + hi + "%"
+	}
+	others := "other GPU"
+	if sib.N > 1 {
+		others = strconv.Itoa(sib.N) + " other GPUs"
+	}
+	return name + " held " + pct(sib.Self) + "% of its memory at the OOM while job " + sib.Job + "'s " + others +
+		" on this host held " + held + "."
+}

@@ -57,7 +57,9 @@ type Snapshot struct {
 	// SlurmJob and SlurmStep are the Slurm job and step of the matched process (the record's
 	// pid), else of every process on the GPU when they all ran in one; "" when not known.
 	SlurmJob, SlurmStep string
-	Xids                []Xid // on this GPU, window before to xidAfter after
+	// Siblings are the host's other GPUs the record's job held memory on at the query time.
+	Siblings Siblings
+	Xids     []Xid // on this GPU, window before to xidAfter after
 	// Allocations are the kubelet's allocations of this GPU at the query time; nil when none.
 	Allocations []Allocation
 	// Workload is the memory of the matched pod's workload on the host; Known false when the
@@ -158,6 +160,7 @@ func (s *Store) snapshot(snap *Snapshot, h *host, g *gpu, m *Match, at int64, pi
 	snap.ProcessesHidden = flag(&g.gauges[ProcessesHidden], at)
 	s.processes(snap, g, from, at, pid)
 	snap.SlurmJob, snap.SlurmStep = slurmJob(snap.Processes, m.By, pid)
+	snap.Siblings = s.siblings(h, g, &snap.Match.Pod, snap.SlurmJob, at)
 	if p := snap.Match.failing(pid, snap.Processes); p != nil {
 		snap.Match.FailingPID = p.PID
 		if snap.Workload.Known {
