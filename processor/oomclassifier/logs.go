@@ -185,6 +185,11 @@ func (p *logsProcessor) scan(ctx context.Context, ld plog.Logs) []oomRecord {
 					p.inst.recordOverflow(ctx, p.inst.store.ObserveXid(str(res, resHostName), x))
 					continue
 				}
+				// A record an upstream classifier (an agent's, behind this gateway) already
+				// classified passes untouched: classified once, counted once.
+				if _, done := rec.Attributes().Get(attrCause); done {
+					continue
+				}
 				// o is reused: an ordinary line costs no record built and copied.
 				if findOOMInto(rec, res, &o) {
 					stitch(&o, &sx, k)

@@ -8,11 +8,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/metadata"
 )
 
 // oddBodies are records the processor must pass through untouched and without panic.
@@ -108,18 +110,45 @@ func TestNeverOverwrite(t *testing.T) {
 	p := newProcessors(t, testConfig(0), nopSettings())
 	ld := logsWith("", t0, func(r plog.LogRecord) {
 		r.Body().SetStr(pytorchOOM)
-		r.Attributes().PutStr(attrCause, "set by the user")
+		r.Attributes().PutStr(attrConfidence, "set by the user")
 		r.Attributes().PutStr(attrHWID, "GPU-user")
 		r.Attributes().PutInt(attrRequestedBytes, 1)
 		r.Attributes().PutStr(attrOtherProcesses, "kept")
 	})
 	require.NoError(t, p.logs.ConsumeLogs(context.Background(), ld))
 	attrs := firstRecord(p.lsink.AllLogs()[0]).Attributes().AsRaw()
-	assert.Equal(t, "set by the user", attrs[attrCause])
+	assert.Equal(t, "set by the user", attrs[attrConfidence])
 	assert.Equal(t, "GPU-user", attrs[attrHWID])
 	assert.Equal(t, int64(1), attrs[attrRequestedBytes])
 	assert.Equal(t, "kept", attrs[attrOtherProcesses])
 	assert.Equal(t, "pytorch", attrs[attrFramework], "absent ones are still added")
+}
+
+// TestClassifiedUpstreamPassesUntouched: a record that already carries gpu.oom.cause (an
+// agent's classifier ran on it before it reached this gateway) is forwarded byte for byte at
+// once, even with a long decision_wait, and not counted as an OOM again; an unclassified OOM
+// in the same batch is classified.
+func TestClassifiedUpstreamPassesUntouched(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := nopSettings()
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	p := newProcessors(t, testConfig(0), set)
+	agent := newProcessors(t, testConfig(0), nopSettings())
+	require.NoError(t, agent.logs.ConsumeLogs(context.Background(), logsWith("node1", t0, text(pytorchOOM))))
+	classified := agent.lsink.AllLogs()[0]
+	require.Contains(t, firstRecord(classified).Attributes().AsRaw(), attrCause)
+	want := marshalLogs(t, classified)
+
+	gw := newProcessors(t, testConfig(time.Hour), set)
+	require.NoError(t, gw.logs.ConsumeLogs(context.Background(), classified))
+	require.Len(t, gw.lsink.AllLogs(), 1, "forwarded at once: nothing to wait for")
+	assert.Equal(t, want, marshalLogs(t, gw.lsink.AllLogs()[0]))
+	_, err := tel.GetMetric(metadata.MetricOOMs)
+	assert.Error(t, err, "no OOM counted at the gateway")
+
+	require.NoError(t, p.logs.ConsumeLogs(context.Background(), logsWith("node1", t0, text(pytorchOOM))))
+	assert.Contains(t, firstRecord(p.lsink.AllLogs()[0]).Attributes().AsRaw(), attrCause, "an unclassified OOM is classified")
 }
 
 func TestMatchedByPIDAndHostAcrossGPUs(t *testing.T) {
