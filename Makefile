@@ -7,7 +7,7 @@ export CGO_ENABLED := 1
 # go-nvml's cgo preamble uses NVML calls the header marks deprecated: not ours to fix.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: all build generate check-generated demo smoke image image-test test unit rules e2e bench fuzz mutate lint gpu-smoke clean
+.PHONY: all build generate check-generated demo smoke image image-test test unit rules e2e bench bench-fleet fuzz mutate lint gpu-smoke clean
 
 all: build
 
@@ -71,6 +71,16 @@ e2e: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+
+# The gateway's sizing (deploy/README.md, "Sizing per 1,000 GPUs"): the shipped gateway fed
+# BENCH_HOSTS replayed agents for BENCH_SECONDS seconds of data, as shipped, without the
+# classifier and with a stock processor instead; then the window's bytes per device.
+BENCH_HOSTS   ?= 1000
+BENCH_SECONDS ?= 20
+bench-fleet: build
+	BENCH_FLEET=1 BENCH_HOSTS=$(BENCH_HOSTS) BENCH_SECONDS=$(BENCH_SECONDS) OTELCOL_GPUMEM_BIN=$(CURDIR)/$(BIN) \
+		$(GO) test -count=1 -tags e2e -run '^TestBenchFleet$$' -v -timeout 30m ./deploy/ | grep -E '\||hosts ×|one node:'
+	$(GO) test -run '^$$' -bench BenchmarkFleetWindow -benchtime 1x ./processor/oomclassifier/internal/window/ | grep Benchmark
 
 # Each fuzz target briefly (FUZZTIME each); `make fuzz FUZZTIME=5m` for a longer hunt.
 FUZZTIME ?= 10s
