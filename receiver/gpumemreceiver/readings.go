@@ -65,20 +65,39 @@ type guardedDevice struct {
 	warned      [rejectReasons]int64 // Unix ns of the last warning; 0 never
 	streak      [rejectReasons]int   // consecutive scrapes before this one with the reason
 	detail      [rejectReasons][]zap.Field
+	// total is the device's last believable memory total: the limit of its processes in a
+	// scrape whose memory reading was dropped.
+	total int64
 }
 
 func newReadingGuard(logger *zap.Logger) *readingGuard {
 	return &readingGuard{logger: logger, devices: map[string]*guardedDevice{}}
 }
 
-// reject counts one rejected reading of d; detail goes on the warning, if this is the
-// scrape that gives one.
-func (g *readingGuard) reject(d *nvmlx.Device, why rejectReason, detail ...zap.Field) {
+// device is d's state, made on first use.
+func (g *readingGuard) device(d *nvmlx.Device) *guardedDevice {
 	gd := g.devices[d.UUID]
 	if gd == nil {
 		gd = &guardedDevice{}
 		g.devices[d.UUID] = gd
 	}
+	return gd
+}
+
+// limit is the memory a process on d can hold at most: this scrape's total when it was
+// believable (ok), else the last believable one; 0 when none is known.
+func (g *readingGuard) limit(d *nvmlx.Device, mem memoryReading, ok bool) int64 {
+	gd := g.device(d)
+	if ok {
+		gd.total = mem.total
+	}
+	return gd.total
+}
+
+// reject counts one rejected reading of d; detail goes on the warning, if this is the
+// scrape that gives one.
+func (g *readingGuard) reject(d *nvmlx.Device, why rejectReason, detail ...zap.Field) {
+	gd := g.device(d)
 	gd.counts[why]++
 	if !gd.now[why] {
 		gd.now[why] = true
