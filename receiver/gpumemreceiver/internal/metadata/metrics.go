@@ -49,6 +49,7 @@ const (
 	NvidiaGpuProcessUnexpectedCount
 	NvidiaGpuProcessHidden
 	NvidiaGpuReadingsRejected
+	NvidiaGpuAllocationAge
 	metricCount
 )
 
@@ -140,6 +141,8 @@ var Metrics = [metricCount]MetricDef{
 	NvidiaGpuReadingsRejected: {Name: "nvidia.gpu.readings.rejected", Unit: "{reading}", Type: Sum, Monotonic: true, Enabled: true,
 		Attributes:  []string{AttrNvidiaGpuReadingReason},
 		Description: readingsRejectedDescription},
+	NvidiaGpuAllocationAge: {Name: "nvidia.gpu.allocation.age", Unit: "s", Type: Gauge, Value: Double, Enabled: true,
+		Description: "Seconds since the kubelet's PodResources API last answered List: 0 to the refresh interval (10 s) while it answers; growing while it fails, when nvidia.gpu.allocation and the unexpected-consumer counts are the last good answer's. Emitted on each GPU and MIG instance once the API has answered."},
 }
 
 const readingsRejectedDescription = "NVML readings the receiver did not pass on as given since it started, by nvidia.gpu.reading.reason: memory_mismatch, used + free + reserved did not add up to total and used was recomputed from total and free; memory_impossible, no total or neither free nor used fits in it, and the memory metrics were left out of that scrape; process_pid_zero, process_over_limit (more memory than the device has) and process_duplicate (a pid listed twice with the same kind of context), processes left out. A reason's series starts with its first rejection."
