@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,6 +174,22 @@ func TestKubeletFlaky(t *testing.T) {
 			require.NoError(t, os.Chmod(socket, 0o660))
 		})
 	}
+
+	// Every call is bounded by its timeout: the scrapes kept their interval through the
+	// phases (a List that hangs costs one scrape at most the 2 s call timeout).
+	var times []time.Time
+	for _, p := range metricPoints(t, path) {
+		if p.Metric == "hw.gpu.memory.limit" && p.Resource["nvidia.gpu.index"] == int64(0) {
+			times = append(times, p.Time)
+		}
+	}
+	slices.SortFunc(times, time.Time.Compare)
+	gap := time.Duration(0)
+	for i := 1; i < len(times); i++ {
+		gap = max(gap, times[i].Sub(times[i-1]))
+	}
+	t.Logf("longest time between two scrapes: %s", gap)
+	assert.Less(t, gap, 3500*time.Millisecond, "scrapes keep their interval")
 
 	// The last good answer's age grew through the outages and is back under the refresh
 	// interval (and a scrape) now that the kubelet answers.
