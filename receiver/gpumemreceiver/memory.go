@@ -6,6 +6,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.uber.org/zap"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
@@ -28,6 +29,15 @@ func (s *metricsScraper) recordMemory(d *nvmlx.Device, ts pcommon.Timestamp) (me
 	default:
 		return mem, false, memoryMetricsLen, err
 	}
+	mem, why, ok := checkMemory(mem)
+	if why != rejectNone {
+		s.guard.reject(d, why, zap.Int64("total", mem.total), zap.Int64("used", mem.used),
+			zap.Int64("free", mem.free), zap.Int64("reserved", mem.reserved))
+	}
+	if !ok {
+		// Not an NVML failure: the call answered, with numbers no GPU can have.
+		return mem, false, 0, nil
+	}
 	s.mb.RecordInt(metadata.HwGpuMemoryUsage, ts, mem.used)
 	s.mb.RecordInt(metadata.HwGpuMemoryLimit, ts, mem.total)
 	s.mb.RecordInt(metadata.NvidiaGpuMemoryFree, ts, mem.free)
@@ -46,6 +56,9 @@ type memoryReading struct {
 	// reserved is the driver and firmware reserve; known only from memory info v2.
 	reserved    int64
 	hasReserved bool
+	// repaired: NVML's numbers did not add up and one was recomputed (checkMemory). Good
+	// enough to report; the runway forecasts from it only once it lasts.
+	repaired bool
 }
 
 // readMemory prefers memory info v2, whose used excludes the driver's reserve, and falls back

@@ -233,6 +233,7 @@ func (t *podTracker) recordDevice(mb *metadata.MetricsBuilder, d *nvmlx.Device, 
 	if !t.valid {
 		return
 	}
+	mb.RecordDouble(metadata.NvidiaGpuAllocationAge, ts, max(ts.AsTime().Sub(t.snap.Taken()).Seconds(), 0))
 	allocs := t.allocations(d)
 	for _, a := range allocs {
 		t.recordAllocation(mb, d.UUID, a, ts)

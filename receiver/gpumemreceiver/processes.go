@@ -24,6 +24,7 @@ func (s *metricsScraper) recordProcessesOf(d *nvmlx.Device, ts pcommon.Timestamp
 	if err != nil {
 		return processMetricsLen, err
 	}
+	procs = s.guard.checkProcesses(d, procs, s.guard.limit(d, mem, memOK))
 	s.recordProcesses(d, procs, ts)
 	// Unattributed needs the reserve (v2) to be meaningful: with v1 it would count the
 	// driver's reserve as unexplained memory. While NVML hides other namespaces' processes

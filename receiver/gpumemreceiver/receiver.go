@@ -150,6 +150,7 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 		pids:   r.pidNS,
 
 		failures: newFailureLog(r.set.Logger, r.set.TelemetrySettings.MeterProvider),
+		guard:    newReadingGuard(r.set.Logger),
 	}
 	if r.cfg.Runway.Enabled {
 		s.runway = newRunwayTracker(r.cfg.Runway, r.cfg.CollectionInterval, r.switches, r.set.BuildInfo.Version, r.emitLogs)

@@ -61,6 +61,11 @@ type runwayDevice struct {
 	episode  bool  // a predicted-OOM record was sent and the runway has not recovered since
 	clearing bool  // in an episode, the runway has been absent or above warn_below since clearAt
 	clearAt  int64 // Unix ns
+
+	// Out of an episode: the runway has been below warn_below in the last belowReadings
+	// scrapes, since belowSince (Unix ns).
+	belowReadings int
+	belowSince    int64
 }
 
 // procKey is one nvidia.gpu.process.memory.usage stream: a pid with both kinds of context
@@ -82,6 +87,11 @@ type processGrowth struct {
 func (s *metricsScraper) observeRunway(d *nvmlx.Device, driver string, ts pcommon.Timestamp, mem memoryReading, memOK bool) {
 	t := s.runway
 	if t == nil || !memOK || mem.total <= 0 {
+		return
+	}
+	if mem.repaired && !s.guard.lasting(d, rejectMemoryMismatch) {
+		// A glitch, so far: kept out of the history, where it would read as a step. A
+		// mismatch that lasts is the driver's own accounting, repaired the same way each time.
 		return
 	}
 	if d.Parent == nil && d.MIGEnabled() {
@@ -207,20 +217,39 @@ func pausedBefore(pts []ramp.Point, step float64) bool {
 	return true
 }
 
+// forecastPersistence is how long, and forecastReadings in how many consecutive scrapes,
+// the runway must stay below warn_below before the predicted-OOM record goes out: a reading
+// that reverses within seconds (a driver's glitch, a transient allocation) is no forecast.
+// A real leak crosses the threshold once and stays below, so this only delays its record.
+const (
+	forecastPersistence = 5 * time.Second
+	forecastReadings    = 3
+)
+
 // episodeStep advances d's episode with this scrape's verdict and reports whether a new
-// episode began. An episode ends once the runway has stayed absent or above warn_below for
-// min_duration: the time a new ramp needs to be recognised anyway, so one leak that wobbles
-// across the threshold, or whose fit fails for a scrape, is one episode.
+// episode began: the runway has been below warn_below for forecastPersistence and
+// forecastReadings scrapes. An episode ends once the runway has stayed absent or above
+// warn_below for min_duration: the time a new ramp needs to be recognised anyway, so one
+// leak that wobbles across the threshold, or whose fit fails for a scrape, is one episode.
 func (t *runwayTracker) episodeStep(d *runwayDevice, below bool, now int64) bool {
 	switch {
 	case below && !d.episode:
-		d.episode, d.clearing = true, false
+		if d.belowReadings == 0 {
+			d.belowSince = now
+		}
+		d.belowReadings++
+		if d.belowReadings < forecastReadings || now-d.belowSince < int64(forecastPersistence) {
+			return false
+		}
+		d.episode, d.clearing, d.belowReadings = true, false, 0
 		return true
 	case below:
 		d.clearing = false
-	case d.episode && !d.clearing:
+	case !d.episode:
+		d.belowReadings = 0
+	case !d.clearing:
 		d.clearing, d.clearAt = true, now
-	case d.episode && now-d.clearAt >= int64(t.crit.MinDuration):
+	case now-d.clearAt >= int64(t.crit.MinDuration):
 		d.episode, d.clearing = false, false
 	}
 	return false

@@ -33,14 +33,20 @@ func TestRunwayEpisodes(t *testing.T) {
 		warn  bool
 	}{
 		{0, false, false},
-		{1, true, true}, // crosses: the record
+		{1, true, false}, // crosses: not yet a forecast
 		{2, true, false},
-		{3, false, false}, // wobbles above
-		{60, true, false}, // back below within min_duration: the same episode
+		{3, false, false}, // reverses within seconds: no record
+		{4, true, false},
+		{8, true, false},   // below 4 s
+		{9, true, true},    // below 5 s in 3 scrapes: the record
+		{10, false, false}, // wobbles above
+		{60, true, false},  // back below within min_duration: the same episode
 		{61, false, false},
 		{180, false, false}, // clear 119 s: not yet
 		{181, false, false}, // clear 120 s: the episode ends
-		{182, true, true},   // a new one
+		{182, true, false},  // a new one, once it persists
+		{185, true, false},
+		{187, true, true},
 	}
 	for _, st := range steps {
 		assert.Equal(t, st.warn, tr.episodeStep(d, st.below, s(st.sec)), "at %d s", st.sec)

@@ -34,6 +34,8 @@ type metricsScraper struct {
 	runway *runwayTracker
 	// failures reports a call failing scrape after scrape once, and counts every failure.
 	failures *failureLog
+	// guard rejects readings no GPU can give, counts them and warns once (readings.go).
+	guard *readingGuard
 
 	// scratch, reused across scrapes
 	procBuf []gpuProcess
@@ -197,6 +199,7 @@ func (s *metricsScraper) scrapeDevice(d *nvmlx.Device, driver string, ts pcommon
 	}
 	s.observeRunway(d, driver, ts, mem, memOK)
 	s.pods.recordDevice(s.mb, d, driver, ts)
+	s.guard.settle(s.mb, d, ts)
 	if d.Parent != nil {
 		recordXids(s.mb, d, ts) // Xid lines that name this MIG instance
 		lost.noteLoss(d, s.logger)

@@ -30,6 +30,7 @@ const (
 	AttrNvidiaGpuAllocationDraPool       = "nvidia.gpu.allocation.dra.pool"
 	AttrNvidiaGpuAllocationDraDevice     = "nvidia.gpu.allocation.dra.device"
 	AttrNvidiaGpuProcessUnexpectedReason = "nvidia.gpu.process.unexpected.reason"
+	AttrNvidiaGpuReadingReason           = "nvidia.gpu.reading.reason"
 )
 
 // Enum values of the data point attributes above.
@@ -61,6 +62,12 @@ const (
 	// AttrNvidiaGpuProcessUnexpectedReasonAllocationUnresolved: the process's pod holds a GPU
 	// the kubelet names by minor number (DRA, GKE) that no device of this node matched.
 	AttrNvidiaGpuProcessUnexpectedReasonAllocationUnresolved = "allocation_unresolved"
+
+	AttrNvidiaGpuReadingReasonMemoryMismatch   = "memory_mismatch"
+	AttrNvidiaGpuReadingReasonMemoryImpossible = "memory_impossible"
+	AttrNvidiaGpuReadingReasonProcessPIDZero   = "process_pid_zero"
+	AttrNvidiaGpuReadingReasonProcessOverLimit = "process_over_limit"
+	AttrNvidiaGpuReadingReasonProcessDuplicate = "process_duplicate"
 
 	// AttrHwTypeGpu is the one value of hw.type, on data points and resources alike.
 	AttrHwTypeGpu = "gpu"
@@ -106,6 +113,9 @@ var Attributes = []AttributeDef{
 	{Name: AttrNvidiaGpuAllocationDraDevice, Type: "string"},
 	{Name: AttrNvidiaGpuProcessUnexpectedReason, Type: "string", Enum: []string{AttrNvidiaGpuProcessUnexpectedReasonOtherPod,
 		AttrNvidiaGpuProcessUnexpectedReasonNoPod, AttrNvidiaGpuProcessUnexpectedReasonAllocationUnresolved}},
+	{Name: AttrNvidiaGpuReadingReason, Type: "string", Enum: []string{AttrNvidiaGpuReadingReasonMemoryMismatch,
+		AttrNvidiaGpuReadingReasonMemoryImpossible, AttrNvidiaGpuReadingReasonProcessPIDZero,
+		AttrNvidiaGpuReadingReasonProcessOverLimit, AttrNvidiaGpuReadingReasonProcessDuplicate}},
 }
 
 // Attributes of the Xid log records (not metric attributes, so not in metadata.yaml's

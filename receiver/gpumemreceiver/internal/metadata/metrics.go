@@ -48,6 +48,8 @@ const (
 	NvidiaGpuAllocationIdleTime
 	NvidiaGpuProcessUnexpectedCount
 	NvidiaGpuProcessHidden
+	NvidiaGpuReadingsRejected
+	NvidiaGpuAllocationAge
 	metricCount
 )
 
@@ -136,7 +138,14 @@ var Metrics = [metricCount]MetricDef{
 		Description: unexpectedCountDescription},
 	NvidiaGpuProcessHidden: {Name: "nvidia.gpu.process.hidden", Unit: "{gpu}", Type: Gauge, Enabled: true,
 		Description: "1 while NVML lists only the GPU processes of the collector's own PID namespace (an NVIDIA driver from 535.113.01 and a collector outside the host's PID namespace): processes of other pods are missing and nvidia.gpu.memory.unattributed is not emitted. Absent with the simulated backend."},
+	NvidiaGpuReadingsRejected: {Name: "nvidia.gpu.readings.rejected", Unit: "{reading}", Type: Sum, Monotonic: true, Enabled: true,
+		Attributes:  []string{AttrNvidiaGpuReadingReason},
+		Description: readingsRejectedDescription},
+	NvidiaGpuAllocationAge: {Name: "nvidia.gpu.allocation.age", Unit: "s", Type: Gauge, Value: Double, Enabled: true,
+		Description: "Seconds since the kubelet's PodResources API last answered List: 0 to the refresh interval (10 s) while it answers; growing while it fails, when nvidia.gpu.allocation and the unexpected-consumer counts are the last good answer's. Emitted on each GPU and MIG instance once the API has answered."},
 }
+
+const readingsRejectedDescription = "NVML readings the receiver did not pass on as given since it started, by nvidia.gpu.reading.reason: memory_mismatch, used + free + reserved did not add up to total and used was recomputed from total and free; memory_impossible, no total or neither free nor used fits in it, and the memory metrics were left out of that scrape; process_pid_zero, process_over_limit (more memory than the device has) and process_duplicate (a pid listed twice with the same kind of context), processes left out. A reason's series starts with its first rejection."
 
 // allocationAttributes identify one allocation of a device to a pod's container; the claim
 // and dra attributes are present on allocations made through DRA only.

@@ -2,6 +2,7 @@ package nvmlx
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -72,8 +73,18 @@ func (s *Session) MaybeRediscover(now time.Time) {
 		known := s.byUUID(found.UUID)
 		switch {
 		case known == nil:
+			if old := s.atIndex(i); old != nil {
+				// The index answers with another UUID: a reset that changed it, or a swapped
+				// board. The GPU that was there is gone; keeping it would report two GPUs in
+				// one slot, the old one reading the new one's memory.
+				s.retire(old)
+				s.logger.Warn("GPU replaced: the index answers with another UUID; the old GPU's series end",
+					zap.Int("index", i), zap.String("gpu", found.UUID), zap.String("old_gpu", old.UUID),
+					zap.String("pci_bus_id", found.BusID), zap.String("old_pci_bus_id", old.BusID))
+			} else {
+				s.logger.Info("GPU found", zap.String("gpu", found.UUID), zap.String("pci_bus_id", found.BusID), zap.Int("index", i))
+			}
 			s.devices = append(s.devices, found)
-			s.logger.Info("GPU found", zap.String("gpu", found.UUID), zap.String("pci_bus_id", found.BusID), zap.Int("index", i))
 		case known.lost.Load():
 			if !answers(found) {
 				continue
@@ -103,4 +114,20 @@ func (s *Session) byUUID(uuid string) *Device {
 		}
 	}
 	return nil
+}
+
+// atIndex is the known GPU at NVML index i, or nil; the caller holds mu.
+func (s *Session) atIndex(i int) *Device {
+	for _, d := range s.devices {
+		if d.Index == i {
+			return d
+		}
+	}
+	return nil
+}
+
+// retire forgets a GPU that is no longer there; the caller holds mu. Its series end with
+// it: nothing is reported under its UUID again.
+func (s *Session) retire(old *Device) {
+	s.devices = slices.DeleteFunc(s.devices, func(d *Device) bool { return d == old })
 }

@@ -77,7 +77,16 @@ type Snapshot struct {
 	raw *Snapshot
 	// unresolved are the allocations Resolve found no device for.
 	unresolved []Allocation
+	// dropped counts allocations past MaxDeviceAllocations on one device.
+	dropped int
 }
+
+// MaxDeviceAllocations bounds the allocations one device holds in a snapshot, and so the
+// points one List can add to a device's scrape. The kubelet gives each device plugin id to
+// one container (the containers of one pod may share it), and a GPU has one id, or one per
+// time-sliced replica (GKE allows 48 clients; NVIDIA's plugin a handful of replicas as
+// configured): more than this on one device is no kubelet's answer for it.
+const MaxDeviceAllocations = 128
 
 // emptySnapshot is what a Source holds before its first good List.
 var emptySnapshot = &Snapshot{}
@@ -235,6 +244,10 @@ func (s *Snapshot) index() {
 			j++
 		}
 		group := s.allocs[i:j:j]
+		if len(group) > MaxDeviceAllocations {
+			s.dropped += len(group) - MaxDeviceAllocations
+			group = group[:MaxDeviceAllocations:MaxDeviceAllocations]
+		}
 		s.byDevice[deviceKey(s.allocs[i])] = group
 		if d, _ := ParseDeviceID(s.allocs[i].DeviceUUID); d.Parent != "" {
 			s.byMIG[migKey{d.Parent, d.GI, d.CI}] = group
@@ -255,6 +268,10 @@ func (s *Snapshot) index() {
 		i = j
 	}
 }
+
+// Dropped counts the allocations left out because their device already held
+// MaxDeviceAllocations.
+func (s *Snapshot) Dropped() int { return s.dropped }
 
 // Taken is when the kubelet answered the List this snapshot holds; zero for
 // the empty snapshot held before the first good List.

@@ -1,6 +1,7 @@
 package podresources
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -181,4 +182,22 @@ func TestBuildSnapshotDRAAndGKE(t *testing.T) {
 
 	plain := BuildSnapshot(&podresourcesv1.ListPodResourcesResponse{PodResources: mixedNode().PodResources[:8]}, nil, time.Time{})
 	assert.Same(t, plain, plain.Resolve(uuidOf), "nothing to resolve: the same snapshot")
+}
+
+// A List of 50,000 pods: those on GPUs of other nodes cost no lookup of this node's devices,
+// and one device holds at most MaxDeviceAllocations however many containers name it.
+func TestSnapshotBoundedPerDevice(t *testing.T) {
+	const local = "GPU-11111111-2222-3333-4444-555555555555"
+	var pods []*podresourcesv1.PodResources
+	for i := range 50000 {
+		id := fmt.Sprintf("GPU-%08x-0000-4000-8000-%012x", i, i) // another node's GPU
+		if i%2 == 0 {
+			id = fmt.Sprintf("%s::%d", local, i) // "replicas" of this one, far past any plugin's
+		}
+		pods = append(pods, pod("batch", fmt.Sprintf("job-%05d", i), ctr("main", devs("nvidia.com/gpu", id))))
+	}
+	s := BuildSnapshot(&podresourcesv1.ListPodResourcesResponse{PodResources: pods}, nil, time.Unix(1, 0))
+	assert.Len(t, s.Device(local), MaxDeviceAllocations)
+	assert.Equal(t, 25000-MaxDeviceAllocations, s.Dropped())
+	assert.Empty(t, s.Device("GPU-22222222-2222-3333-4444-555555555555"), "a GPU no pod names")
 }

@@ -65,6 +65,7 @@ type Source struct {
 	logsOK  bool // the pod log directory was readable at the last scan
 	logsSet bool // logsOK has been reported once
 	cut     bool // truncation has been reported
+	over    bool // the last List held more allocations on a device than MaxDeviceAllocations
 }
 
 type apiState int
@@ -100,6 +101,9 @@ func NewSource(opts Options) *Source {
 // Start reads the kubelet once, so the first scrape has allocations. A socket
 // that does not exist is no error: allocations stay off until it appears.
 func (s *Source) Start(ctx context.Context) error {
+	if s.opts.SocketPath != "" {
+		quietGRPC(s.log)
+	}
 	s.refresh(ctx, true)
 	return nil
 }
@@ -159,7 +163,15 @@ func (s *Source) refreshAPI(ctx context.Context) {
 			s.log.Debug("PodResources GetAllocatableResources failed", zap.Error(allocErr))
 		}
 	}
-	s.snap.Store(BuildSnapshot(list, alloc, s.opts.Now()))
+	snap := BuildSnapshot(list, alloc, s.opts.Now())
+	s.snap.Store(snap)
+	if over := snap.Dropped() > 0; over != s.over {
+		if over {
+			s.log.Warn("The kubelet lists more allocations on one GPU than a GPU can hold; those past the bound are left out",
+				zap.String("pod_resources_socket", path), zap.Int("dropped", snap.Dropped()), zap.Int("max_per_device", MaxDeviceAllocations))
+		}
+		s.over = over
+	}
 	switch s.state {
 	case stateFailing:
 		s.log.Info("Kubernetes pod allocations recovered: PodResources List answers again", zap.String("pod_resources_socket", path))
@@ -171,10 +183,16 @@ func (s *Source) refreshAPI(ctx context.Context) {
 	s.state, s.lastErr = stateOK, ""
 }
 
-// fail reports a failing List once, and again only when the error changes.
-// The last good snapshot stays in place: pods rarely move in one interval.
+// fail reports the transition to failing once, with its reason; while it keeps failing,
+// for that reason or another (a hung kubelet times out, then refuses, then its socket is
+// gone), it is logged at debug only: one line per state change. The last good snapshot
+// stays in place, its age in nvidia.gpu.allocation.age: pods rarely move in one interval.
 func (s *Source) fail(err error) {
-	if s.state == stateFailing && err.Error() == s.lastErr {
+	if s.state == stateFailing {
+		if err.Error() != s.lastErr {
+			s.log.Debug("Kubernetes pod allocations still unavailable", zap.Error(err))
+			s.lastErr = err.Error()
+		}
 		return
 	}
 	s.log.Warn("Kubernetes pod allocations unavailable: keeping the last good answer",

@@ -98,7 +98,8 @@ func (d *device) GetUUID() (string, nvml.Return) {
 	if !d.sim.up() {
 		return "", nvml.ERROR_UNINITIALIZED
 	}
-	return d.gpu.UUID, nvml.SUCCESS
+	t, _ := d.now()
+	return d.uuid(t), nvml.SUCCESS
 }
 
 func (d *device) GetName() (string, nvml.Return) {

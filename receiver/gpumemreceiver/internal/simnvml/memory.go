@@ -88,6 +88,10 @@ func (d *device) GetMemoryInfo() (nvml.Memory, nvml.Return) {
 	t, _ := d.now()
 	total := uint64(d.gpu.MemoryTotal)
 	free := total - uint64(*d.gpu.Reserved) - d.usedV2(t)
+	if w := d.garbageAt(t); w != nil {
+		m := w.apply(nvml.Memory_v2{Total: total, Free: free})
+		total, free = m.Total, m.Free
+	}
 	return nvml.Memory{Total: total, Free: free, Used: total - free}, nvml.SUCCESS
 }
 
@@ -101,10 +105,14 @@ func (d *device) GetMemoryInfo_v2() (nvml.Memory_v2, nvml.Return) {
 	t, _ := d.now()
 	total, reserved := uint64(d.gpu.MemoryTotal), uint64(*d.gpu.Reserved)
 	used := d.usedV2(t)
-	return nvml.Memory_v2{
+	m := nvml.Memory_v2{
 		Version: memoryV2Version, Total: total, Reserved: reserved,
 		Used: used, Free: total - reserved - used,
-	}, nvml.SUCCESS
+	}
+	if w := d.garbageAt(t); w != nil {
+		m = w.apply(m)
+	}
+	return m, nvml.SUCCESS
 }
 
 func (d *device) GetComputeRunningProcesses() ([]nvml.ProcessInfo, nvml.Return) {
@@ -123,6 +131,9 @@ func (d *device) processes(exclude string) ([]nvml.ProcessInfo, nvml.Return) {
 		return nil, nvml.ERROR_UNINITIALIZED
 	}
 	t, _ := d.now()
+	if w := d.garbageAt(t); w != nil && w.Processes != nil {
+		return w.garbageProcesses(exclude), nvml.SUCCESS
+	}
 	if !d.migOn(t) {
 		return d.wholePool().appendProcesses(nil, t, exclude), nvml.SUCCESS
 	}

@@ -194,6 +194,9 @@ func (g *GPU) normalize(path string, s *Scenario, seen map[string]string) error 
 	if err := normalizeProcesses(path, g.Processes, s.Duration, float64(g.MemoryTotal)); err != nil {
 		return err
 	}
+	if err := g.normalizeGarbage(path, s.Duration, seen); err != nil {
+		return err
+	}
 	if g.MIG != nil {
 		return g.MIG.normalize(path+".mig", g, s, seen)
 	}

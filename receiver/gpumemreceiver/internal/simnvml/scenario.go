@@ -74,6 +74,10 @@ type GPU struct {
 	Processes []Process `yaml:"processes,omitempty"`
 	// MIG splits the GPU into MIG instances (A100, H100 and later); see MIG.
 	MIG *MIG `yaml:"mig,omitempty"`
+	// Garbage are windows of impossible memory readings and process lists; see Garbage.
+	Garbage []Garbage `yaml:"garbage,omitempty"`
+	// Replaced gives the index another UUID from a time on; see Replacement.
+	Replaced *Replacement `yaml:"replaced,omitempty"`
 }
 
 // RetiredPages are page counts per retirement cause and the pending flag.
