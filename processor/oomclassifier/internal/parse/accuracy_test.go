@@ -140,7 +140,9 @@ func score(c *citedCase) (tally, []string) {
 	got, ok := Parse(c.Text)
 	if !c.OOM {
 		t.lookalikes = 1
-		if ok {
+		// A pinned host allocation failure (device_kind "host") may be
+		// reported as one, never as a GPU OOM.
+		if ok && !(c.DeviceKind == "host" && got.DeviceKind == "host") {
 			t.falsePos = 1
 			problems = append(problems, fmt.Sprintf("%s (%s): look-alike (%s) recognised as %s", c.ID, c.file, c.Kind, got.Framework))
 		}
