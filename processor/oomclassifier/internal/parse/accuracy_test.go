@@ -142,7 +142,7 @@ func score(c *citedCase) (tally, []string) {
 		t.lookalikes = 1
 		// A pinned host allocation failure (device_kind "host") may be
 		// reported as one, never as a GPU OOM.
-		if ok && !(c.DeviceKind == "host" && got.DeviceKind == "host") {
+		if ok && !(c.DeviceKind == DeviceHost && got.DeviceKind == DeviceHost) {
 			t.falsePos = 1
 			problems = append(problems, fmt.Sprintf("%s (%s): look-alike (%s) recognised as %s", c.ID, c.file, c.Kind, got.Framework))
 		}

@@ -10,18 +10,25 @@ import (
 // a JSON log line added. Parse reads both forms.
 
 // recogniseUnescaped recognises text with its JSON escapes undone, line
-// breaks read as in Parse.
-func recogniseUnescaped(text string) (Result, bool) {
+// breaks read as in Parse; blanked reports that structure.go blanked part of
+// the unescaped text.
+func recogniseUnescaped(text string) (r Result, ok, blanked bool) {
 	u, changed := jsonUnescape(text)
 	if !changed {
-		return absent, false
+		return absent, false, false
+	}
+	// The escaped line breaks are line breaks now: read the structure again.
+	u, blanked = reportText(u, "")
+	if r, ok := recognisePinned(u); ok {
+		return r, true, blanked
 	}
 	if strings.IndexByte(u, '\n') >= 0 {
 		if r, ok := recognise(unwrap(u)); ok {
-			return r, true
+			return r, true, blanked
 		}
 	}
-	return recognise(u)
+	r, ok = recognise(u)
+	return r, ok, blanked
 }
 
 // jsonUnescape replaces JSON string escapes (\n \t \r \" \\ \/ \b \f
