@@ -62,7 +62,9 @@
 // GPU memory for KVCache allocation"; TGI "Not enough memory to handle …
 // tokens"; cuSPARSE "insufficient resources"; a CHECK on cuFFT returning
 // CUFFT_ALLOC_FAILED (2); Thrust's and mallocMC's device failures; Theano's
-// "Error allocating … bytes of device memory"; TensorFlow's "Dst tensor is
+// "Error allocating … bytes of device memory"; XGBoost's "Memory allocation
+// error on worker …" with its free and requested memory, CatBoost's pool
+// "Out of memory. Requested N MB" (boosting.go); TensorFlow's "Dst tensor is
 // not initialized" (the copy's destination tensor on the device got no
 // buffer: gpu_util.cc PrepareCopy).
 //
@@ -81,7 +83,11 @@
 // kinds are never an NVIDIA GPU.
 //
 // Line-wrapped text (a terminal or a paste that broke the message) is read
-// with each line break and its indentation taken as one space. A message
+// with each line break and its indentation taken as one space; a bare break
+// inside a number, a size's unit or a template word (a console's hard wrap)
+// is joined, and a torchrun rank tag repeated on continuation lines is
+// dropped (normalise.go). A middle the reporter elided ("...") leaves the
+// figures it hid absent. A message
 // JSON-escaped inside a JSON log line ("\n", "\"", "\u003c") is read with
 // its escapes undone. Any prefix or suffix a shipper adds (CRI, rank and
 // worker tags, ANSI colours) is ignored: TestCitedOOMsInWrappers checks that

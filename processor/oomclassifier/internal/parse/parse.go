@@ -21,6 +21,9 @@ var recognisers = []recogniser{
 	parseOutOfMemoryAllocating,
 	parseCuPyLegacy,
 	parseGGML,
+	// Before the CUDA codes their messages carry (cudaErrorMemoryAllocation).
+	parseXGBoost,
+	parseCatBoost,
 	parseVLLM,
 	parseKVCache,
 	parseTGI,

@@ -53,6 +53,7 @@ func reportText(text, host string) (string, bool) {
 		}
 	}
 	blank := func(from, to int) { fill(from, to, ' ') }
+	pasted := false // inside a run of commented lines that starts with a frame
 	for start := 0; start < len(text); {
 		end := strings.IndexByte(text[start:], '\n')
 		if end < 0 {
@@ -70,8 +71,18 @@ func reportText(text, host string) (string, bool) {
 				next = text[end+1 : end+1+n]
 			}
 		}
+		heading, framed := headingLine(line, next)
+		if framed {
+			// A message pasted behind comment marks: its following
+			// commented lines continue it.
+			pasted = true
+		} else if !heading {
+			pasted = false
+		}
 		switch {
-		case hostReporterLine(line), headingLine(line, next),
+		case heading && pasted:
+			// kept: a continuation of the pasted message
+		case hostReporterLine(line), heading,
 			proseListItem(line) && (oomWordIn(line) || containsFold(line, "memory")), codeLine(line) && oomWordIn(line), testedLiteral(line):
 			blank(start, end)
 		default:
@@ -211,30 +222,33 @@ func starts(line string) (at [17]int, n int) {
 
 // headingLine reports a Markdown heading ("#", "##" … then a space; a
 // Python or shell comment reads the same way) or a reStructuredText one
-// (next is a line of at least three '-', '=' or '~' and nothing else).
-func headingLine(line, next string) bool {
+// (next is a line of at least three '-', '=' or '~' and nothing else), and
+// whether it is instead a message pasted behind comment marks ("#
+// RuntimeError: CUDA out of memory. Tried to allocate …": it starts with its
+// frame), which is no heading.
+func headingLine(line, next string) (heading, framed bool) {
 	if strings.IndexByte(line, '#') >= 0 {
 		at, n := starts(line)
 		for _, p := range at[:n] {
 			t := strings.TrimLeft(line[p:], " \t")
 			if h := strings.TrimLeft(t, "#"); len(h) < len(t) && len(t)-len(h) <= 6 && strings.HasPrefix(h, " ") {
-				// A message pasted behind comment marks ("# RuntimeError:
-				// CUDA out of memory. Tried to allocate …") starts with
-				// its frame.
-				return !frameStart(h)
+				if frameStart(h) {
+					return false, true
+				}
+				return true, false
 			}
 		}
 	}
 	n := strings.TrimSpace(next)
 	if len(n) < 3 || strings.TrimSpace(line) == "" {
-		return false
+		return false, false
 	}
 	for k := 0; k < len(n); k++ {
 		if n[k] != n[0] || (n[0] != '-' && n[0] != '=' && n[0] != '~') {
-			return false
+			return false, false
 		}
 	}
-	return true
+	return true, false
 }
 
 // listMarker returns the list item's content (after "- ", "* ", "+ ", "• ",
