@@ -29,7 +29,9 @@ var hostFailures = [...]string{"out of memory", "OUT_OF_MEMORY", "ErrorMemoryAll
 // recognisers after this one).
 func parsePinnedHost(text string) (Result, bool) {
 	w := window(text, 0)
-	if !containsAny(w, pinnedMarkers[:]...) {
+	// Every marker holds one of these: most texts are turned down in four
+	// searches rather than one per marker.
+	if !containsAny(w, "Host", "host", "pinned", "page-locked") || !containsAny(w, pinnedMarkers[:]...) {
 		return absent, false
 	}
 	found := false

@@ -110,13 +110,15 @@ func reportText(text, host string) (string, bool) {
 // mayNeedBlanking is reportText's cheap test: false when the text holds none
 // of the marks the blanking looks for.
 func mayNeedBlanking(text, host string) bool {
-	if strings.IndexByte(text, '`') >= 0 || strings.IndexByte(text, '#') >= 0 {
-		return true
+	for _, c := range [...]byte{'`', '#', '|', '='} {
+		if strings.IndexByte(text, c) >= 0 {
+			return true
+		}
 	}
 	if host != "" && len(host) >= 3 && strings.Contains(text, host) {
 		return true
 	}
-	for _, m := range [...]string{"srun", "slurmstepd", "kernel:", "] ", "- ", "* ", "+ ", "• ", "=", " in ", "except", "isinstance(", "re.", "|", "===", "---", "~~~"} {
+	for _, m := range [...]string{"srun", "slurmstepd", "kernel:", "] ", "- ", "* ", "+ ", "• ", " in ", "except", "isinstance(", "re.", "===", "---", "~~~"} {
 		if strings.Contains(text, m) {
 			return true
 		}
@@ -142,10 +144,23 @@ func oomWordIn(s string) bool {
 // (a dmesg timestamp or a syslog/journal "… kernel:" header), but not the
 // GPU driver's kernel lines.
 func hostReporterLine(line string) bool {
-	if strings.Contains(line, "srun: error: ") || strings.Contains(line, "slurmstepd: error: ") {
-		return true
+	// Anchored on ':' and 'k', rarer than the 's' and ' ' the names start with.
+	for from := 0; ; {
+		i := indexFrom(line, ": error: ", from)
+		if i < 0 {
+			break
+		}
+		if strings.HasSuffix(line[:i], "srun") || strings.HasSuffix(line[:i], "slurmstepd") {
+			return true
+		}
+		from = i + 1
 	}
-	k := strings.Index(line, " kernel: ")
+	k := strings.Index(line, "kernel: ")
+	if k > 0 && line[k-1] == ' ' {
+		k--
+	} else {
+		k = -1
+	}
 	dmesg := dmesgPrefix(line)
 	if k < 0 && !dmesg {
 		return false
@@ -227,7 +242,7 @@ func starts(line string) (at [17]int, n int) {
 // RuntimeError: CUDA out of memory. Tried to allocate …": it starts with its
 // frame), which is no heading.
 func headingLine(line, next string) (heading, framed bool) {
-	if strings.IndexByte(line, '#') >= 0 {
+	if strings.Contains(line, "# ") {
 		at, n := starts(line)
 		for _, p := range at[:n] {
 			t := strings.TrimLeft(line[p:], " \t")
@@ -254,8 +269,16 @@ func headingLine(line, next string) (heading, framed bool) {
 // listMarker returns the list item's content (after "- ", "* ", "+ ", "• ",
 // "1. ", "1) ", "#. "), and whether the line is one.
 func listMarker(line string) (string, bool) {
+	if item, ok := listMarkerAt(line); ok {
+		return item, true
+	}
+	// Behind a wrapper's prefix: the bulleted markers only (a numbered
+	// item is read at the line's start), and only if the line holds one.
+	if !containsAny(line, "- ", "* ", "+ ", "• ", "#. ") {
+		return "", false
+	}
 	at, n := starts(line)
-	for _, p := range at[:n] {
+	for _, p := range at[1:n] {
 		if item, ok := listMarkerAt(line[p:]); ok {
 			return item, true
 		}
@@ -434,23 +457,24 @@ var hostFields = [...]string{"node=", "nodename=", "host=", "hostname=", "node_n
 // and occurrences of the record's own host.name.
 func hostTokens(line, host string) [][2]int {
 	var out [][2]int
-	for _, f := range hostFields {
-		for k := 0; ; {
-			i := strings.Index(line[k:], f)
-			if i < 0 {
+	// hostFields' values: found from each '=' back to the field's name.
+	for k := 0; ; {
+		i := strings.IndexByte(line[k:], '=')
+		if i < 0 {
+			break
+		}
+		i += k + 1
+		k = i
+		for _, f := range hostFields {
+			if n := i - len(f); n >= 0 && line[n:i] == f && (n == 0 || !isLetter(line[n-1])) {
+				e := i
+				for e < len(line) && line[e] != ' ' && line[e] != ',' && line[e] != ';' && line[e] != '"' && line[e] != '\t' {
+					e++
+				}
+				out = append(out, [2]int{i, e})
+				k = e
 				break
 			}
-			i += k + len(f)
-			if i-len(f) > 0 && isLetter(line[i-len(f)-1]) {
-				k = i
-				continue
-			}
-			e := i
-			for e < len(line) && line[e] != ' ' && line[e] != ',' && line[e] != ';' && line[e] != '"' && line[e] != '\t' {
-				e++
-			}
-			out = append(out, [2]int{i, e})
-			k = e
 		}
 	}
 	if len(host) >= 3 {
