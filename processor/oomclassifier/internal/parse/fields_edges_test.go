@@ -62,6 +62,18 @@ func TestHardWrapAndElision(t *testing.T) {
 	if got := unwrap("free 12\n 34 GiB"); got != "free 12 34 GiB" {
 		t.Errorf("indented continuation joined: %q", got)
 	}
+	// A byte total at a line's end and the next line's timestamp are two
+	// numbers: only a size's halves (its unit right after) are joined.
+	for in, want := range map[string]string{
+		"total memory reported: 12790923264\n2019-01-07 10:00:00 I next": "total memory reported: 12790923264 2019-01-07 10:00:00 I next",
+		"buffer of size 54262464512\n1.06.520.086 E graph_reserve":       "buffer of size 54262464512 1.06.520.086 E graph_reserve",
+		"of which 1.0\n2 GiB is free":                                    "of which 1.02 GiB is free",
+		"Process 12\n34 has 1.00 GiB":                                    "Process 12 34 has 1.00 GiB",
+	} {
+		if got := unwrap(in); got != want {
+			t.Errorf("unwrap(%q) = %q, want %q", in, got, want)
+		}
+	}
 	for _, elided := range []string{
 		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 654.00 MiB. GPU 0 has a total capacity of ... of which 22.96 GiB is free. Of the allocated memory ... is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated.",
 		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 654.00 MiB.\nGPU 0 has a total capacity of 23.52 GiB of which 22.96 GiB is free.\n... 5.51 MiB allocated in private pools (e.g., CUDA Graphs) ...",

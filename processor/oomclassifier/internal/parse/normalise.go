@@ -100,7 +100,8 @@ const maxUnwrap = 64 << 10
 //   - a torchrun rank tag ("[rank0]: ") that starts the text and repeats at
 //     the start of a continuation line is dropped there;
 //   - a bare break (no space on either side) between the two halves of a
-//     number ("1.0" / "2 GiB"), of a size and its unit ("1.02G" / "iB") or of
+//     size's number ("1.0" / "2 GiB", the unit right after), of a size and
+//     its unit ("1.02G" / "iB") or of
 //     a word of the allocators' templates ("PyTo" / "rch") joins them
 //     without a space. Any other break reads as a space: "of" / "which"
 //     stays two words, and a number is never made of two that a space
@@ -191,7 +192,21 @@ func wrapSplit(text string, i, j int) bool {
 	}
 	word := strings.Trim(text[ls:i]+text[j:re], ",.;:()")
 	if isDigit(l) && (isDigit(r) || r == '.') || l == '.' && i-2 >= 0 && isDigit(text[i-2]) && isDigit(r) {
-		return true
+		// Only a size: the joined number must be followed by its unit
+		// ("1.0" / "2 GiB"); a count or a byte total at a line's end
+		// followed by the next line's timestamp ("12790923264" /
+		// "2019-01-…") stays two.
+		ne := numberEnd(text, j)
+		u := ne
+		if u < len(text) && text[u] == ' ' {
+			u++
+		}
+		ue := u
+		for ue < len(text) && isLetter(text[ue]) {
+			ue++
+		}
+		_, unit := unitMultiplier(text[u:ue])
+		return unit && ue > u
 	}
 	if isLetter(r) && isDigit(word[0]) {
 		// A size split inside or before its unit ("1.02G" / "iB").
