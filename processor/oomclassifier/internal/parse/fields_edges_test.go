@@ -23,6 +23,9 @@ func TestBoostingFields(t *testing.T) {
 		// CatBoost: MB = 1024^2 (a double); Free is the pool's, never read.
 		{"stack_like_memory_pool.h:303: Error: Out of memory. Requested 776.3222656 MB; Free 676.4537106 MB", FrameworkCatBoost, 814032896, -1},
 		{"stack_like_memory_pool.h:303: Error: Out of memory. Requested 8880 MB; Free 5902.061425 MB", FrameworkCatBoost, 9311354880, -1},
+		// The template at the text's very start.
+		{"Error: Out of memory. Requested 8880 MB; Free 5902.061425 MB", FrameworkCatBoost, 9311354880, -1},
+		{"Memory allocation error on worker 0: out of memory\n- Free memory: 1KB\n- Requested memory: 2KB", FrameworkXGBoost, 2048, 1024},
 		// CatBoost 0.7–0.9 printed no unit: no size.
 		{"stack_like_memory_pool.h:294: Error: Out of memory. Requested 1070.546387; Free 1010.952393", FrameworkCatBoost, -1, -1},
 	} {
@@ -69,6 +72,8 @@ func TestHardWrapAndElision(t *testing.T) {
 		"buffer of size 54262464512\n1.06.520.086 E graph_reserve":       "buffer of size 54262464512 1.06.520.086 E graph_reserve",
 		"of which 1.0\n2 GiB is free":                                    "of which 1.02 GiB is free",
 		"Process 12\n34 has 1.00 GiB":                                    "Process 12 34 has 1.00 GiB",
+		"of which 1.\n02 GiB is free":                                    "of which 1.02 GiB is free",
+		"of which 1.02\nGiB is free":                                     "of which 1.02 GiB is free",
 	} {
 		if got := unwrap(in); got != want {
 			t.Errorf("unwrap(%q) = %q, want %q", in, got, want)

@@ -74,6 +74,11 @@ func TestPinnedHost(t *testing.T) {
 			t.Errorf("%q: host kind matchable to an NVIDIA GPU", text)
 		}
 	}
+	// A pinned API named on one line and a device failure on another,
+	// behind an empty first line: the device's.
+	if r, ok := Parse("\ncudaMallocHost returned a buffer\nRuntimeError: CUDA error: out of memory"); !ok || r.DeviceKind != DeviceCUDA {
+		t.Errorf("pinned API beside a device OOM: ok %v, %+v", ok, r)
+	}
 	device := "ggml_cuda_host_malloc: failed to allocate 512.00 MiB of pinned memory: out of memory\nggml_backend_cuda_buffer_type_alloc_buffer: allocating 9866.00 MiB on device 1: cudaMalloc failed: out of memory"
 	if r, ok := Parse(device); !ok || r.DeviceKind != DeviceCUDA || r.DeviceIndex != 1 {
 		t.Errorf("device OOM beside a pinned warning: ok %v, %+v", ok, r)
