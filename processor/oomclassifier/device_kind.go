@@ -1,8 +1,15 @@
 package oomclassifier
 
+import "github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/parse"
+
 // This file carries the message's device kind (gpu.oom.device.kind) onto the record and keeps
 // OOMs of devices that are never NVIDIA GPUs (ROCm, XPU, MPS, Metal, NPU, TPU) away from the
-// NVML window.
+// NVML window. Kind host is pinned host memory allocated through a GPU API (cudaMallocHost and
+// the like): the host's RAM, never matched to a GPU and never counted as a GPU OOM.
+
+// gpuOOM reports whether the record is a GPU's OOM: false for pinned host memory, which the
+// processor's OOM count (otelcol_processor_oom_classifier_ooms) leaves out.
+func gpuOOM(o oomRecord) bool { return o.msg.DeviceKind != parse.DeviceHost }
 
 // putDeviceKind writes gpu.oom.device.kind on the OOM's record.
 func putDeviceKind(o oomRecord) {
@@ -22,6 +29,9 @@ func withDeviceNote(evidence string, o oomRecord) string {
 		return evidence
 	}
 	note := "The message names a " + o.msg.DeviceKind + " device (" + attrDeviceKind + "), not an NVIDIA GPU: it was not matched to an NVML GPU."
+	if o.msg.DeviceKind == parse.DeviceHost {
+		note = "The failed allocation is pinned host memory (" + attrDeviceKind + " host), the host's RAM, not a GPU's: it was not matched to an NVML GPU."
+	}
 	if evidence == "" {
 		return note
 	}

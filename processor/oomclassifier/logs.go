@@ -216,6 +216,12 @@ func (p *logsProcessor) classify(ctx context.Context, ooms []oomRecord, note str
 		}
 		res := classifyOOM(o, p.inst)
 		putDeviceKind(o)
+		if !gpuOOM(o) {
+			// Pinned host memory: annotated, never counted as a GPU OOM.
+			p.inst.logger.Debug("Classified pinned host allocation failure", zap.String("framework", o.msg.Framework),
+				zap.String("host", o.host))
+			continue
+		}
 		p.inst.telemetry.OOMs.Add(ctx, 1, metric.WithAttributes(
 			attribute.String("framework", o.msg.Framework), attribute.String("cause", res.Cause)))
 		p.inst.logger.Debug("Classified GPU OOM", zap.String("framework", o.msg.Framework),

@@ -90,11 +90,16 @@ func findOOM(rec plog.LogRecord, res pcommon.Map) (oomRecord, bool) {
 // findOOMInto is findOOM filling o, so that the scan of a batch builds no record per line.
 func findOOMInto(rec plog.LogRecord, res pcommon.Map, o *oomRecord) bool {
 	found := false
+	host := "" // read only for a text that passed the prefilter
 	eachText(rec, true, func(text string) bool {
 		if !parse.MayBeOOM(text) {
 			return false
 		}
-		o.msg, found = parse.Parse(text)
+		if host == "" {
+			host = str(res, resHostName)
+		}
+		// The record's own host.name is no device context (a node named gpu001).
+		o.msg, found = parse.ParseOnHost(text, host)
 		o.text = text
 		return found
 	})

@@ -17,10 +17,12 @@ import (
 // other directories instead, to tune against a corpus being gathered elsewhere.
 const corpusGlob = "../../../../testdata/oom/corpus/*.jsonl"
 
-// Gates of the accuracy test, over the whole corpus.
+// Gates of the accuracy test, over the whole corpus: every OOM found and
+// every stated field byte-exact (a missed or misread number is a failure,
+// not a rounding of a percentage).
 const (
-	minRecall        = 0.99
-	minFieldAccuracy = 0.99
+	minRecall        = 1.0
+	minFieldAccuracy = 1.0
 )
 
 // citedCase is one corpus entry.
@@ -140,7 +142,9 @@ func score(c *citedCase) (tally, []string) {
 	got, ok := Parse(c.Text)
 	if !c.OOM {
 		t.lookalikes = 1
-		if ok {
+		// A pinned host allocation failure (device_kind "host") may be
+		// reported as one, never as a GPU OOM.
+		if ok && !(c.DeviceKind == DeviceHost && got.DeviceKind == DeviceHost) {
 			t.falsePos = 1
 			problems = append(problems, fmt.Sprintf("%s (%s): look-alike (%s) recognised as %s", c.ID, c.file, c.Kind, got.Framework))
 		}
@@ -186,8 +190,8 @@ func score(c *citedCase) (tally, []string) {
 // TestCitedCorpusAccuracy scores the recogniser on every cited message: per
 // framework, recall over the OOMs, false positives over the look-alikes, and
 // byte-exact field accuracy over the fields each message states. It prints the
-// table and fails below 99% recall, on any false positive, or below 99% field
-// accuracy (over the whole corpus; the table shows where a shortfall is).
+// table and fails on any OOM missed, any false positive, or any stated field
+// not read byte-exact (over the whole corpus; the table shows where).
 func TestCitedCorpusAccuracy(t *testing.T) {
 	cases := loadCited(t)
 	if len(cases) == 0 {

@@ -15,6 +15,7 @@ const (
 	DeviceDirectML = "directml" // any vendor's GPU through DirectML (Windows, WSL)
 	DeviceNPU      = "npu"      // Huawei Ascend NPU (torch_npu, CANN)
 	DeviceTPU      = "tpu"      // Google TPU HBM
+	DeviceHost     = "host"     // pinned (page-locked) host memory allocated through a GPU API: the host's RAM (pinned.go)
 )
 
 // NonNVIDIA reports a device kind that is never an NVIDIA GPU, so an OOM of
@@ -22,7 +23,7 @@ const (
 // run on NVIDIA GPUs too: the text does not say, so they may be matched.
 func NonNVIDIA(kind string) bool {
 	switch kind {
-	case DeviceROCm, DeviceXPU, DeviceMPS, DeviceMetal, DeviceNPU, DeviceTPU:
+	case DeviceROCm, DeviceXPU, DeviceMPS, DeviceMetal, DeviceNPU, DeviceTPU, DeviceHost:
 		return true
 	}
 	return false
@@ -51,6 +52,9 @@ var deviceMarkers = [...]struct{ word, kind string }{
 // marker found in its first windowLen bytes, else cuda. A recogniser whose
 // framework implies the device (ROCm builds) sets it itself.
 func deviceKind(text string, r *Result) string {
+	if r.DeviceKind == DeviceHost {
+		return DeviceHost
+	}
 	if r.Framework == FrameworkROCm {
 		return DeviceROCm
 	}
@@ -293,7 +297,7 @@ func isTalk(w string, i int) bool {
 			return true
 		}
 	}
-	if quotedNoun(before) {
+	if quotedNoun(before) || proseBefore(sentence) || narrated(before) && !sourceFramed(sentence) {
 		return true
 	}
 	end := i
@@ -301,7 +305,80 @@ func isTalk(w string, i int) bool {
 		end++
 	}
 	after := w[end:min(len(w), end+48)]
-	return strings.HasPrefix(after, " means ") || strings.Contains(after, "``")
+	return strings.HasPrefix(after, " means ") || strings.Contains(after, "``") || namedAsClass(after)
+}
+
+// conditionWords, read as whole words in the sentence before a failure
+// phrase, make it a condition, an instruction or an explanation addressed to
+// a reader ("If you see out of memory…", "This error means you ran out of
+// memory", "what to do with CUDA out of memory errors"): a library's
+// template states the failure first and puts any such sentence after it
+// (PyTorch's "If reserved but unallocated memory is large…", TF's "Hint: If
+// you want to see…").
+var conditionWords = [...]string{"if", "when", "whenever", "unless", "you", "your", "means", "hints", "tips", "how to", "what to do"}
+
+// proseBefore reports a conditionWord in sentence (folded, whole words).
+func proseBefore(sentence string) bool {
+	for _, c := range conditionWords {
+		for from := 0; ; {
+			i := indexFold(sentence, c, from)
+			if i < 0 {
+				break
+			}
+			e := i + len(c)
+			if (i == 0 || !isLetter(sentence[i-1])) && (e == len(sentence) || !isLetter(sentence[e])) {
+				return true
+			}
+			from = e
+		}
+	}
+	return false
+}
+
+// narrated reports a phrase told as something that happens ("running out
+// of memory", "it runs out of device memory", "you ran out of memory"),
+// not a status a library printed.
+func narrated(before string) bool {
+	for _, v := range [...]string{"run ", "ran ", "runs ", "running "} {
+		if len(before) >= len(v) && strings.EqualFold(before[len(before)-len(v):], v) {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceFramed reports a log frame with a source location before the
+// phrase in its sentence, a library's own log line ("F tensorflow/…/
+// gpu_device.cc:103] EigenAllocator for GPU ran out of memory"): what it
+// narrates is its own failure.
+func sourceFramed(sentence string) bool {
+	for from := 0; ; {
+		i := indexFrom(sentence, "] ", from)
+		if i < 0 {
+			return false
+		}
+		j := i
+		for j > 0 && isDigit(sentence[j-1]) {
+			j--
+		}
+		if j < i && j > 0 && sentence[j-1] == ':' {
+			return true
+		}
+		from = i + 2
+	}
+}
+
+// namedAsClass reports a phrase followed by a plural or a topic noun
+// ("CUDA out of memory errors", "an out-of-memory issue"): the kind of
+// failure talked about. A library's "Out of memory error on GPU 0" names
+// one error, singular, and stays a report.
+func namedAsClass(after string) bool {
+	for _, n := range [...]string{" errors", " issues", " issue", " problems", " problem", " exceptions"} {
+		if len(after) >= len(n) && strings.EqualFold(after[:len(n)], n) && (len(after) == len(n) || !isLetter(after[len(n)])) {
+			return true
+		}
+	}
+	return false
 }
 
 // sentenceStart is where the last sentence of s begins: after its last line

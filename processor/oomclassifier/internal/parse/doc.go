@@ -62,7 +62,9 @@
 // GPU memory for KVCache allocation"; TGI "Not enough memory to handle …
 // tokens"; cuSPARSE "insufficient resources"; a CHECK on cuFFT returning
 // CUFFT_ALLOC_FAILED (2); Thrust's and mallocMC's device failures; Theano's
-// "Error allocating … bytes of device memory"; TensorFlow's "Dst tensor is
+// "Error allocating … bytes of device memory"; XGBoost's "Memory allocation
+// error on worker …" with its free and requested memory, CatBoost's pool
+// "Out of memory. Requested N MB" (boosting.go); TensorFlow's "Dst tensor is
 // not initialized" (the copy's destination tensor on the device got no
 // buffer: gpu_util.cc PrepareCopy).
 //
@@ -77,22 +79,45 @@
 // OOMs (an advice or documentation word before the phrase, " means" or a
 // "“" literal after it) and host memory. Every recognised message gets a
 // device kind (DeviceKind: cuda, rocm, xpu, mps, metal, vulkan, webgpu,
-// directml, npu, tpu) from the words it carries; NonNVIDIA says which kinds
-// are never an NVIDIA GPU.
+// directml, npu, tpu, host) from the words it carries; NonNVIDIA says which
+// kinds are never an NVIDIA GPU.
 //
 // Line-wrapped text (a terminal or a paste that broke the message) is read
-// with each line break and its indentation taken as one space. A message
+// with each line break and its indentation taken as one space; a bare break
+// inside a number, a size's unit or a template word (a console's hard wrap)
+// is joined, and a torchrun rank tag repeated on continuation lines is
+// dropped (normalise.go). A middle the reporter elided ("...") leaves the
+// figures it hid absent. A message
 // JSON-escaped inside a JSON log line ("\n", "\"", "\u003c") is read with
 // its escapes undone. Any prefix or suffix a shipper adds (CRI, rank and
 // worker tags, ANSI colours) is ignored: TestCitedOOMsInWrappers checks that
 // every cited OOM reads the same inside such wrappers and as a JSON line.
 //
+// Pinned (page-locked) host memory allocated through a GPU API
+// (cudaMallocHost, cudaHostAlloc, cuMemHostAlloc, hipHostMalloc,
+// TensorFlow's pinned host allocator, ggml_cuda_host_malloc and "CUDA_Host"
+// buffers, OpenCV's HostMem) is recognised with device kind host
+// (pinned.go): the host's RAM, never an NVIDIA GPU's.
+//
+// # Reports and talk
+//
+// Before any recogniser reads a text, structure.go blanks (in a copy) what
+// cannot be a report of a failure: host-memory reporters' lines (Slurm's
+// srun/slurmstepd, the kernel's OOM killer and memcg lines), host and node
+// names (node=, host= fields, the record's own host.name), documentation
+// headings and prose list items, inline code that names an OOM, and source
+// lines and literals that test for one. What a recogniser then finds is
+// turned down as talk when its sentence is a condition or an instruction
+// ("If you see…", "This error means you ran out of memory"), narrates
+// ("running out of memory") or names a class of failures ("CUDA out of
+// memory errors").
+//
 // Not recognised, by decision: CUDNN_STATUS_NOT_ENOUGH_WORKSPACE (the
 // caller's workspace is too small for the chosen algorithm; nothing failed to
 // allocate); CUBLAS_STATUS_NOT_INITIALIZED (often OOM underneath, but the text
 // does not say so); TF OOMs on a CPU device
-// or a host allocator (cpu, *_host_bfc); pinned host memory failures
-// (ggml_cuda_host_malloc, "CUDA_Host" buffers); Ollama "model
-// requires more system memory" (host memory); kernel OOM killer, CPU
-// allocator, Java heap, illegal memory access, launch failures, asserts.
+// or a host allocator (cpu, *_host_bfc); Ollama "model
+// requires more system memory" (host memory); kernel OOM killer, Slurm task
+// OOMs, CPU allocator, Java heap, illegal memory access, launch failures,
+// asserts.
 package parse

@@ -56,15 +56,15 @@ func TestUnwrapEdges(t *testing.T) {
 }
 
 func TestRecogniseUnescapedEdges(t *testing.T) {
-	if _, ok := recogniseUnescaped("CUDA out of memory. Tried to allocate 2.00 MiB"); ok {
+	if _, ok, _ := recogniseUnescaped("CUDA out of memory. Tried to allocate 2.00 MiB"); ok {
 		t.Error("a text without escapes is read again")
 	}
 	// The numbers sit across an escaped line break: read unwrapped.
-	r, ok := recogniseUnescaped(`CUDA out of memory. Tried to allocate\n 2.00 MiB (GPU 0; 4.00 GiB total capacity)`)
+	r, ok, _ := recogniseUnescaped(`CUDA out of memory. Tried to allocate\n 2.00 MiB (GPU 0; 4.00 GiB total capacity)`)
 	if !ok || r.RequestedBytes != 2<<20 {
 		t.Errorf("escaped break: ok %v, requested %d; want %d", ok, r.RequestedBytes, 2<<20)
 	}
-	r, ok = recogniseUnescaped(`CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 4.00 GiB total capacity) \"x\"`)
+	r, ok, _ = recogniseUnescaped(`CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 4.00 GiB total capacity) \"x\"`)
 	if !ok || r.RequestedBytes != 2<<20 {
 		t.Errorf("escaped quote: ok %v, requested %d; want %d", ok, r.RequestedBytes, 2<<20)
 	}

@@ -21,6 +21,9 @@ var recognisers = []recogniser{
 	parseOutOfMemoryAllocating,
 	parseCuPyLegacy,
 	parseGGML,
+	// Before the CUDA codes their messages carry (cudaErrorMemoryAllocation).
+	parseXGBoost,
+	parseCatBoost,
 	parseVLLM,
 	parseKVCache,
 	parseTGI,
@@ -41,9 +44,22 @@ var recognisers = []recogniser{
 // Parse reports whether text (a whole log body, possibly a multi-line
 // traceback) contains a GPU allocation failure, and what it states. When ok
 // is false the Result has every value absent and no framework.
-func Parse(text string) (Result, bool) {
+func Parse(text string) (Result, bool) { return ParseOnHost(text, "") }
+
+// ParseOnHost is Parse for a record from the host named host (its
+// host.name, or ""): the host's name in the text never counts as device
+// context (structure.go).
+func ParseOnHost(text, host string) (Result, bool) {
 	if !mayBeOOM(text) {
 		return absent, false
+	}
+	// Only what could be a report is read: documentation markup, code and
+	// host-memory reporters' lines are blanked in a copy (structure.go).
+	if t, changed := reportText(text, host); changed {
+		if !mayBeOOM(t) {
+			return absent, false
+		}
+		text = t
 	}
 	return parseText(text)
 }
@@ -68,11 +84,20 @@ func parseText(text string) (Result, bool) {
 	// for '<'). A one-line text with an escaped line break or quote is read
 	// unescaped first (its numbers may sit across the escaped breaks); any
 	// other text with a backslash is read unescaped last.
+	// Pinned host memory first, on the lines as written (pinned.go): its
+	// failures carry the GPU API's out-of-memory status, which the
+	// templates below would take for a device's.
+	if r, ok := recognisePinned(text); ok {
+		return r, true
+	}
 	escaped := len(text) <= maxUnwrap && strings.IndexByte(text, '\\') >= 0
 	oneLine := strings.IndexByte(text, '\n') < 0
 	if escaped && oneLine && (strings.Contains(text, `\n`) || strings.Contains(text, `\"`)) {
-		if r, ok := recogniseUnescaped(text); ok {
-			return r, true
+		r, ok, blanked := recogniseUnescaped(text)
+		if ok || blanked {
+			// Blanked: the unescaped lines hold talk or code, which the
+			// escaped one-line form would hide from structure.go.
+			return r, ok
 		}
 		escaped = false // tried
 	}
@@ -85,9 +110,19 @@ func parseText(text string) (Result, bool) {
 		return r, true
 	}
 	if escaped {
-		return recogniseUnescaped(text)
+		r, ok, _ := recogniseUnescaped(text)
+		return r, ok
 	}
 	return absent, false
+}
+
+// recognisePinned is parsePinnedHost finished as recognise finishes a result.
+func recognisePinned(text string) (Result, bool) {
+	r, ok := parsePinnedHost(text)
+	if ok {
+		r.Stack = detectStack(text)
+	}
+	return r, ok
 }
 
 // recognise runs the recognisers in order on text.

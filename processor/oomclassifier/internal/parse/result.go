@@ -36,6 +36,8 @@ const (
 	FrameworkWGPU        = "wgpu"         // wgpu / WebGPU
 	FrameworkOpenCV      = "opencv"       // OpenCV's CUDA module ("Gpu API call")
 	FrameworkBlender     = "blender"      // Blender Cycles
+	FrameworkXGBoost     = "xgboost"      // XGBoost's device allocator (boosting.go)
+	FrameworkCatBoost    = "catboost"     // CatBoost's GPU memory pool (boosting.go)
 )
 
 // Result is what one OOM message states. Every number is -1 when the message
