@@ -65,7 +65,7 @@ func stitch(o *oomRecord, sx *streams, head int) {
 		if line == "" || !near(at, next) || size+len(line)+1 > stitchMaxBytes {
 			break
 		}
-		if _, ok := parse.Parse(line); ok {
+		if _, ok := parse.ParseOnHost(line, o.host); ok {
 			break // a new OOM: its own head
 		}
 		if _, ok := xid.ParseLine(line); ok {
@@ -79,7 +79,7 @@ func stitch(o *oomRecord, sx *streams, head int) {
 		}
 		b.WriteString(line)
 		size, prev = b.Len(), next
-		m, ok := parse.Parse(b.String())
+		m, ok := parse.ParseOnHost(b.String(), o.host)
 		// More stated is better; on a tie the shorter stitch (the first that said it all).
 		if s := score(m); ok && m.Framework == o.msg.Framework && s > bestScore {
 			best, bestScore, used, stale = m, s, n, 0
