@@ -75,7 +75,7 @@ var sinkBool bool
 func BenchmarkPrefilterOrdinary(b *testing.B) { benchPrefilter(b, ordinaryLines, mayBeOOM) }
 
 // BenchmarkPrefilterShort is mayBeOOM over the ordinary lines cut to 60 bytes, the length
-// the e2e run of issue 17 item 5 sends: per-line fixed costs weigh more there.
+// the e2e CPU run (scripts/e2e-cpu.sh) sends: per-line fixed costs weigh more there.
 func BenchmarkPrefilterShort(b *testing.B) { benchPrefilter(b, shortLines(), mayBeOOM) }
 
 // BenchmarkPrefilterShortOrXid is BenchmarkPrefilterShort through MayBeOOMOrXid, the one

@@ -5,7 +5,7 @@ import "strings"
 // Case-insensitive search without allocating. A text reaches these only
 // after the prefilter passed it, but then every recogniser searches it for
 // several folded words: a byte-by-byte walk per word (what these did before
-// issue 17's item 1) cost microseconds on a few hundred bytes. Instead each
+// the first held-out batch) cost microseconds on a few hundred bytes. Instead each
 // word is anchored on its rarest byte, found in either case with the
 // vectorised strings.IndexByte, and compared in full only there, the way
 // strings.Index itself skips to its first byte.

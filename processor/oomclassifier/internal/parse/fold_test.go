@@ -75,7 +75,7 @@ func TestFoldSepAt(t *testing.T) {
 }
 
 // walkMemoryShapeAt and walkCUDAErrorTwo are memoryShapeAt and
-// cudaErrorTwo's status words as first written (issue 17): each word
+// cudaErrorTwo's status words as first written: each word
 // searched over the whole text byte by byte. The anchored ones must find
 // the same place.
 func walkMemoryShapeAt(w string) int {

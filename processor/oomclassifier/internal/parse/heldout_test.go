@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// heldOutGlob is issue 17's held-out split: public messages collected after
+// heldOutGlob is the held-out split: public messages collected after
 // the vocabulary was frozen (commit a86c6b7) from sources the corpus did not
 // hold, scored before any recogniser change (testdata/oom/corpus/README.md,
 // "Held-out split"). The entries also belong to the gated corpus once the

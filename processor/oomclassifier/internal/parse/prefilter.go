@@ -44,7 +44,7 @@ import (
 // 'V' is a pair, a byte and the byte before it: a 'y' alone is in "bytes",
 // "latency", "sync" and "key", and a 'D' alone in every "DEBUG", and on
 // ordinary 60-byte lines each such stop cost a verification and a second
-// scan (issue 17 item 5).
+// scan.
 //
 // The scan flags the second byte of each pair, a folded 'y' after an 'r' or
 // a 't', the second of two folded 'l's or 'f's, a folded 'd' after a 'u' or

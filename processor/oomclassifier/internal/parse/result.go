@@ -26,7 +26,7 @@ const (
 	FrameworkJava        = "java"
 	FrameworkVLLMRs      = "vllm_rs" // vllm.rs, the Rust (candle) engine: its own templates
 
-	// Libraries whose texts issue 17 added (device.go).
+	// Libraries of the held-out batches (device.go).
 	FrameworkHAMi        = "hami"         // HAMi-core, the GPU-sharing layer's driver-API wrapper
 	FrameworkSparkRapids = "spark_rapids" // spark-rapids' GPU retry OOM exceptions
 	FrameworkCANN        = "cann"         // Huawei Ascend's runtime (error codes EL…)

@@ -21,7 +21,7 @@ func TestParseGGMLEdges(t *testing.T) {
 		device    int
 	}{
 		// Both lines: the graph allocator's exact bytes win over the MiB line's
-		// rounding of the same request (issue 17).
+		// rounding of the same request.
 		{"both_lines", alloc + "\n" + buffer, 10345253120, 1},
 		{"allocating_at_offset_0", alloc[strings.Index(alloc, "allocating "):], 9866 << 20, 1},
 		// Ollama's relay keeps "cudaMalloc failed: out of memory" and the graph allocator's line.

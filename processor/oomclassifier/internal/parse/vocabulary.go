@@ -63,7 +63,7 @@ var allocPhrases = [...]string{
 	"Ran out of memory in memory space", "Error allocating device buffer", "Out of [DEVICE] memory",
 	"Dst tensor is not initialized", "failed to allocate memory", "memory allocation failed",
 	"allocate [DEVICE]", "bad_alloc: out of memory",
-	// issue 17: wgpu 0.19's create_buffer failure, ggml Metal's per-buffer
+	// wgpu 0.19's create_buffer failure, ggml Metal's per-buffer
 	// maximum, the TPU runtime's "Attempting to reserve … That was not possible".
 	"Not enough memory left", "is larger than buffer maximum", "That was not possible",
 }
@@ -78,7 +78,7 @@ var gpuWords = [...]string{
 	"cuMem", "CUresult", "rmm", "RMM", "bfc_arena", "BFCArena", "mem-fraction-static", "device", "DEVICE",
 	"defaultAllocator", "virtualMemoryBuffer", "TPU", "ResourceExhausted", "Dst tensor",
 	"thrust::", "parallel_for failed", "mallocMC",
-	// Other accelerators and APIs (issue 17): the device kind comes from device.go.
+	// Other accelerators and APIs: the device kind comes from device.go.
 	"MPS", "DML", "XPU", "NPU", "Vulkan", "Metal", "HBM", "tpu_", "wgpu", "ggml_",
 }
 
@@ -168,7 +168,7 @@ func cuResultOOM(text string) bool {
 
 // contextFrameworks name the library from words around the message, first match wins.
 var contextFrameworks = [...]struct{ word, framework string }{
-	// issue 17: wrappers and APIs whose words are specific (before the
+	// Wrappers and APIs whose words are specific (before the
 	// generic library names below: a ggml Metal line is llama.cpp's).
 	{"HAMI-core", FrameworkHAMi}, {"spark.rapids", FrameworkSparkRapids}, {"ggml_", FrameworkLlamaCpp},
 	{"MPS backend", FrameworkPyTorch}, {"EL0004", FrameworkCANN}, {"rtMalloc", FrameworkCANN},
@@ -208,7 +208,7 @@ var requestLabels = [...]string{
 	"out of memory to allocate ", "Cannot allocate ", "requested buffer of size ", "Requested size was ",
 	"Requested amount of memory (", "Requested amount of GPU memory (", "CUDA calloc async ", "CUDA calloc ",
 	"error allocating ", "Error allocating ", "requested bytes: [", "Attempting to allocate ",
-	// issue 17: torch-directml, ggml Vulkan/Metal, the TPU runtime's program
+	// torch-directml, ggml Vulkan/Metal, the TPU runtime's program
 	// reservation, TF's EigenAllocator, CANN's rtMalloc line, PyTorch MPS.
 	"Could not allocate tensor with ", "memory allocation of size ", "Attempting to reserve ",
 	"ran out of memory when allocating ", "' size ", "rtMalloc fail, purpose: page caching, type = 2, size:",

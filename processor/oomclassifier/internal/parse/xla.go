@@ -103,7 +103,7 @@ func parseOutOfMemoryAllocating(text string) (Result, bool) {
 			// "allocated so far" is the pool's _total_bytes: the bytes the
 			// pool holds on the device, in use and cached, before the
 			// request: ReservedBytes. Re-read in cupy/cuda/memory.pyx
-			// (issue 17 item 3):
+			// (the fields of the held-out batch):
 			//   - the wording came with PR #2242 (commit 8529b647b33b,
 			//     merged as 0e4141428d4d, first in v7.0.0b1), which also
 			//     changed the number from size + pool total to total - size;
