@@ -101,9 +101,6 @@ func NewSource(opts Options) *Source {
 // Start reads the kubelet once, so the first scrape has allocations. A socket
 // that does not exist is no error: allocations stay off until it appears.
 func (s *Source) Start(ctx context.Context) error {
-	if s.opts.SocketPath != "" {
-		quietGRPC(s.log)
-	}
 	s.refresh(ctx, true)
 	return nil
 }
@@ -143,6 +140,16 @@ func (s *Source) refreshAPI(ctx context.Context) {
 			s.state = stateAbsent
 			return
 		}
+	}
+	// The kubelet is probed without gRPC before each List (probe.go: a connect and the HTTP/2
+	// preface, well under a millisecond), and while it does not answer no gRPC client is kept:
+	// gRPC's client logs each failed connection attempt, in the background and for ever.
+	if err := probe(path, s.opts.CallTimeout); err != nil {
+		s.dropClient()
+		s.fail(err)
+		return
+	}
+	if s.client == nil {
 		c, err := newClient(path, s.opts.CallTimeout, s.opts.RefreshInterval)
 		if err != nil {
 			s.fail(err)
@@ -152,6 +159,7 @@ func (s *Source) refreshAPI(ctx context.Context) {
 	}
 	list, alloc, allocErr, err := s.client.list(ctx)
 	if err != nil {
+		s.dropClient()
 		s.fail(err)
 		return
 	}
@@ -181,6 +189,15 @@ func (s *Source) refreshAPI(ctx context.Context) {
 		s.log.Info("Kubernetes pod allocations on", zap.String("pod_resources_socket", path))
 	}
 	s.state, s.lastErr = stateOK, ""
+}
+
+// dropClient closes the gRPC client, so that it stops reconnecting (and logging) while the
+// kubelet does not answer; the next refresh probes first.
+func (s *Source) dropClient() {
+	if s.client != nil {
+		_ = s.client.close()
+		s.client = nil
+	}
 }
 
 // fail reports the transition to failing once, with its reason; while it keeps failing,
