@@ -77,7 +77,7 @@ func TestGatewayFrozenQueue(t *testing.T) {
 	be.serve(t, backendAddr, pk.serverTLS(t))
 
 	gp := gatewayPod(t)
-	queueDir := str(gp.config, "extensions", "file_storage/queue", "directory")
+	queueDir := str(gp.config, "extensions", "safe_file_storage/queue", "directory")
 	m, _ := gp.mountOf(queueDir)
 	require.NotNil(t, m, "the gateway's queue %s is on a volume", queueDir)
 	var freeze func() func()

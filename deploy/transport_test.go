@@ -36,11 +36,11 @@ func under(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
 }
 
-// storageDirs lists the directory of every file_storage extension of a configuration.
+// storageDirs lists the directory of every file storage extension of a configuration.
 func storageDirs(cfg map[string]any) []string {
 	var out []string
 	for id, ext := range mapAt(cfg, "extensions") {
-		if typeOf(id) == "file_storage" {
+		if typeOf(id) == "file_storage" || typeOf(id) == "safe_file_storage" {
 			out = append(out, str(ext, "directory"))
 		}
 	}
@@ -198,16 +198,23 @@ func TestSecretsMountedReadOnly(t *testing.T) {
 	}
 }
 
-// Every exporter's sending queue is on disk (a file_storage extension on a writable volume
-// that outlives the container), retries without a deadline, and no pipeline holds data in a
-// batch processor before it.
+// Every exporter's sending queue is on disk (a safe_file_storage extension on a writable
+// volume that outlives the container), retries without a deadline, and no pipeline holds data
+// in a batch processor before it. Every storage extension recovers from a damaged database
+// (safe_file_storage's check, contrib's recreate behind it) instead of crash-looping on it.
 func TestDurableQueues(t *testing.T) {
 	for _, p := range allPods(t) {
+		for id, ext := range mapAt(p.config, "extensions") {
+			if strings.HasSuffix(typeOf(id), "storage") {
+				assert.Equal(t, "safe_file_storage", typeOf(id), "%s: %s: a damaged database must not stop the collector", p.source, id)
+				assert.Equal(t, true, get(ext, "recreate"), "%s: %s.recreate", p.source, id)
+			}
+		}
 		for id, e := range mapAt(p.config, "exporters") {
 			q := mapAt(e, "sending_queue")
 			assert.Equal(t, true, q["enabled"], "%s: %s.sending_queue.enabled", p.source, id)
 			st := str(q, "storage")
-			assert.Equal(t, "file_storage", typeOf(st), "%s: %s.sending_queue.storage", p.source, id)
+			assert.Equal(t, "safe_file_storage", typeOf(st), "%s: %s.sending_queue.storage", p.source, id)
 			assert.Contains(t, strs(p.config, "service", "extensions"), st, "%s: %s is not enabled", p.source, st)
 			dir := str(p.config, "extensions", st, "directory")
 			m, v := p.mountOf(dir)
@@ -251,7 +258,7 @@ func TestGatewayQueueVolume(t *testing.T) {
 	assert.Equal(t, 65532, get(p.spec, "securityContext", "fsGroup"), "the non-root gateway must own the volume")
 	size, err := bytesOf(str(pvc.obj, "spec", "resources", "requests", "storage"))
 	require.NoError(t, err)
-	max, _ := get(p.config, "extensions", "file_storage/queue", "max_size").(int)
+	max, _ := get(p.config, "extensions", "safe_file_storage/queue", "max_size").(int)
 	assert.Less(t, int64(max), size, "file_storage max_size must fit the claim")
 }
 

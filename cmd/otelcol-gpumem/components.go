@@ -5,6 +5,7 @@ package main
 import (
 	authretryextension "github.com/gpumem/otelcol-gpumem/extension/authretryextension"
 	preauthextension "github.com/gpumem/otelcol-gpumem/extension/preauthextension"
+	safestorageextension "github.com/gpumem/otelcol-gpumem/extension/safestorageextension"
 	hostidentityprocessor "github.com/gpumem/otelcol-gpumem/processor/hostidentityprocessor"
 	oomclassifier "github.com/gpumem/otelcol-gpumem/processor/oomclassifier"
 	gpumemreceiver "github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver"
@@ -58,6 +59,7 @@ func components() (otelcol.Factories, error) {
 		pprofextension.NewFactory(),
 		bearertokenauthextension.NewFactory(),
 		filestorage.NewFactory(),
+		safestorageextension.NewFactory(),
 		preauthextension.NewFactory(),
 		authretryextension.NewFactory(),
 	)
@@ -69,6 +71,7 @@ func components() (otelcol.Factories, error) {
 		pprofextension.NewFactory().Type():           "github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension v0.165.1",
 		bearertokenauthextension.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.165.1",
 		filestorage.NewFactory().Type():              "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.165.1",
+		safestorageextension.NewFactory().Type():     "github.com/gpumem/otelcol-gpumem v0.0.0",
 		preauthextension.NewFactory().Type():         "github.com/gpumem/otelcol-gpumem v0.0.0",
 		authretryextension.NewFactory().Type():       "github.com/gpumem/otelcol-gpumem v0.0.0",
 	})
