@@ -22,6 +22,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // TestBenchFleet is the gateway's sizing measurement, not a check: it runs only with
@@ -72,14 +74,14 @@ func TestBenchFleet(t *testing.T) {
 	fmt.Fprintf(&report, "| gateway | CPU s per million points | points/s sustained | wall |\n|---|---|---|---|\n")
 	for _, v := range variants {
 		sink := &countingSink{}
-		backendAddr := freeAddr(t)
+		backendAddr := e2eharness.FreeAddr(t)
 		sink.serve(t, backendAddr, pk.serverTLS(t))
 		gw := startGatewayEdited(t, pk, backendAddr, v.edit)
-		pid := gw.proc.cmd.Process.Pid
+		pid := gw.proc.Pid()
 		sent, wall, cpu := replayFleet(t, pk, gw.grpcAddr, node, hosts, rounds, pid)
-		require.NotContains(t, gw.proc.out.String(), "Metric window full", "%s: the window evicted a GPU", v.name)
+		require.NotContains(t, gw.proc.Output(), "Metric window full", "%s: the window evicted a GPU", v.name)
 		fmt.Fprintf(&report, "| %s | %.2f | %.0f | %v |\n", v.name, cpu.Seconds()/(float64(sent)/1e6), float64(sent)/wall.Seconds(), wall.Round(100*time.Millisecond))
-		gw.proc.stop(15)
+		gw.proc.Stop(15)
 	}
 	t.Log(report.String())
 }
@@ -112,7 +114,7 @@ func setProcessors(cfg map[string]any, ps ...string) {
 func recordAgent(t *testing.T, pk pki) []pmetric.Metrics {
 	t.Helper()
 	rec := &recorder{}
-	addr := freeAddr(t)
+	addr := e2eharness.FreeAddr(t)
 	l, err := net.Listen("tcp", addr)
 	require.NoError(t, err)
 	s := grpc.NewServer(grpc.Creds(credentials.NewTLS(pk.serverTLS(t))))

@@ -19,13 +19,15 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 const goodToken = "fleet-test-token-0123456789abcdef"
 
 // gateway is the shipped gateway configuration running on loopback.
 type gateway struct {
-	proc               *process
+	proc               *e2eharness.Process
 	grpcAddr, httpAddr string
 	tokenFile          string // the token Secret's file, as the gateway reads it
 	health             string // the first health_check's address
@@ -63,7 +65,7 @@ func startGatewayEdited(t *testing.T, pk pki, backendAddr string, edit func(cfg 
 	cfg = rewritePaths(cfg, dirs).(map[string]any)
 	require.NoError(t, os.WriteFile(str(cfg, "extensions", "bearertokenauth/agents", "filename"), []byte(goodToken+"\n"), 0o600))
 
-	g := &gateway{grpcAddr: freeAddr(t), httpAddr: freeAddr(t),
+	g := &gateway{grpcAddr: e2eharness.FreeAddr(t), httpAddr: e2eharness.FreeAddr(t),
 		tokenFile: str(cfg, "extensions", "bearertokenauth/agents", "filename")}
 	mapAt(cfg, "receivers", "otlp", "protocols", "grpc")["endpoint"] = g.grpcAddr
 	mapAt(cfg, "receivers", "otlp", "protocols", "http")["endpoint"] = g.httpAddr
@@ -74,7 +76,7 @@ func startGatewayEdited(t *testing.T, pk pki, backendAddr string, edit func(cfg 
 		"OTLP_BACKEND_ENDPOINT="+backendAddr,
 		"OTLP_BACKEND_CA_FILE="+filepath.Join(dirs[str(tlsMount, "mountPath")], "ca.crt"))
 	g.proc = startConfig(t, "gateway", cfg, env, podArgs(gp)...)
-	waitHealthy(t, g.proc, g.grpcAddr)
+	e2eharness.WaitListening(t, g.proc, g.grpcAddr, 30*time.Second)
 	return g
 }
 
@@ -112,7 +114,7 @@ func startAgent(t *testing.T, pk pki, gatewayAddr string) string {
 	quietTelemetry(cfg)
 	env := append(podEnv(ap), "OTELCOL_GATEWAY_ENDPOINT="+gatewayAddr, "MY_POD_IP=127.0.0.1")
 	p := startConfig(t, "agent", cfg, env, podArgs(ap)...)
-	waitHealthy(t, p, health)
+	e2eharness.WaitListening(t, p, health, 30*time.Second)
 	return dirs["/var/log/pods"]
 }
 
@@ -129,7 +131,7 @@ func writePodLog(t *testing.T, podsDir, line string) {
 	require.NoError(t, err)
 }
 
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool, procs ...*process) {
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool, procs ...*e2eharness.Process) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -137,8 +139,8 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 			return
 		}
 		for _, p := range procs {
-			if p.exited() {
-				t.Fatalf("%s exited while waiting for %s:\n%s", p.name, what, p.out.String())
+			if p.Exited() {
+				t.Fatalf("%s exited while waiting for %s:\n%s", p.Name(), what, p.Output())
 			}
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -157,7 +159,7 @@ func TestFleetAuthentication(t *testing.T) {
 	t.Parallel()
 	pk := newPKI(t)
 	be := newBackend()
-	backendAddr := freeAddr(t)
+	backendAddr := e2eharness.FreeAddr(t)
 	be.serve(t, backendAddr, pk.serverTLS(t))
 	gw := startGateway(t, pk, backendAddr)
 
@@ -267,7 +269,7 @@ func postHTTP(t *testing.T, base string, pk *pki, token, body string) int {
 func TestFleetDurableAcrossSIGKILL(t *testing.T) {
 	t.Parallel()
 	pk := newPKI(t)
-	backendAddr := freeAddr(t) // nothing listens here until after the kill
+	backendAddr := e2eharness.FreeAddr(t) // nothing listens here until after the kill
 	gw := startGateway(t, pk, backendAddr)
 	s := dial(t, gw.grpcAddr, pk.pool, goodToken)
 
@@ -286,11 +288,11 @@ func TestFleetDurableAcrossSIGKILL(t *testing.T) {
 	require.Len(t, acked, batches*perBatch, "a gateway with room in its disk queue acknowledges everything")
 	// Let the exporters fail against the absent backend at least once, then kill.
 	time.Sleep(2 * time.Second)
-	gw.proc.stop(syscall.SIGKILL)
+	gw.proc.Stop(syscall.SIGKILL)
 
 	be := newBackend()
 	be.serve(t, backendAddr, pk.serverTLS(t))
-	gw.proc.start()
+	gw.proc.Start()
 
 	eventually(t, 90*time.Second, "every acknowledged record at the backend", func() bool {
 		for _, b := range acked {

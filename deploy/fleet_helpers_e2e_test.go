@@ -11,15 +11,12 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"fmt"
 	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,6 +32,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	_ "google.golang.org/grpc/encoding/gzip" // the shipped exporters compress with gzip
 	"google.golang.org/grpc/metadata"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // The fleet tests run the shipped agent and gateway configurations as they are, on loopback:
@@ -164,74 +163,6 @@ func quietTelemetry(cfg map[string]any) {
 	svc["telemetry"] = map[string]any{"metrics": map[string]any{"level": "none"}}
 }
 
-// process is a collector (or other program) the test may SIGKILL and start again.
-type process struct {
-	t    *testing.T
-	name string
-	args []string
-	env  []string
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{}
-	out  *lockedBuffer
-}
-
-func newProcess(t *testing.T, name string, env []string, args ...string) *process {
-	p := &process{t: t, name: name, args: args, env: env, out: &lockedBuffer{}}
-	t.Cleanup(func() {
-		p.stop(syscall.SIGTERM)
-		if t.Failed() {
-			t.Logf("%s output:\n%s", name, p.out.String())
-		}
-	})
-	return p
-}
-
-func (p *process) start() {
-	p.t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cmd = exec.Command(binary(p.t), p.args...)
-	p.cmd.Env = p.env
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	require.NoError(p.t, p.cmd.Start(), "start %s", p.name)
-	done := make(chan struct{})
-	p.done = done
-	go func(cmd *exec.Cmd) { _ = cmd.Wait(); close(done) }(p.cmd)
-}
-
-// stop sends sig and waits for the exit (SIGKILL after 15 s).
-func (p *process) stop(sig syscall.Signal) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cmd == nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-	p.cmd = nil
-}
-
-// exited reports whether the running process has ended by itself.
-func (p *process) exited() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cmd == nil {
-		return true
-	}
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // moveHealthChecks gives every health_check extension (v1: endpoint, v2: http.endpoint) a
 // free loopback port and returns the first one's address.
 func moveHealthChecks(t *testing.T, cfg map[string]any) string {
@@ -242,7 +173,7 @@ func moveHealthChecks(t *testing.T, cfg map[string]any) string {
 			ids = append(ids, id)
 		}
 	}
-	addrs := freeAddrs(t, len(ids))
+	addrs := e2eharness.FreeAddrs(t, len(ids))
 	for i, id := range ids {
 		ext := mapAt(cfg, "extensions", id)
 		if http := mapAt(ext, "http"); http != nil {
@@ -269,33 +200,15 @@ func podArgs(p pod) []string {
 }
 
 // startConfig writes cfg and starts the binary on it with the pod's other arguments.
-func startConfig(t *testing.T, name string, cfg map[string]any, env []string, args ...string) *process {
+func startConfig(t *testing.T, name string, cfg map[string]any, env []string, args ...string) *e2eharness.Process {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name+".yaml")
 	text, err := yaml.Marshal(cfg)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, text, 0o600))
-	p := newProcess(t, name, env, append([]string{"--config", path}, args...)...)
-	p.start()
+	p := e2eharness.NewProcess(t, name, env, append([]string{e2eharness.Binary(t), "--config", path}, args...)...)
+	p.Start()
 	return p
-}
-
-// waitHealthy polls a health_check endpoint until it answers 200.
-func waitHealthy(t *testing.T, p *process, endpoint string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if p.exited() {
-			t.Fatalf("%s exited:\n%s", p.name, p.out.String())
-		}
-		c, err := net.DialTimeout("tcp", endpoint, time.Second)
-		if err == nil {
-			_ = c.Close()
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s not listening on %s within 30s:\n%s", p.name, endpoint, p.out.String())
 }
 
 // backend is the OTLP/gRPC endpoint the gateway exports to (TLS, as the shipped exporter
@@ -474,24 +387,6 @@ func gpuMetricsOf(host string, used int64) pmetric.Metrics {
 	dp.SetTimestamp(pcommonNow())
 	dp.SetIntValue(used)
 	return md
-}
-
-func freeAddr(t *testing.T) string {
-	return fmt.Sprintf("127.0.0.1:%d", freePort(t))
-}
-
-// freeAddrs returns n distinct free loopback addresses. Each port is held until all are
-// chosen: closed one by one, the kernel may hand the same port out twice.
-func freeAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	addrs := make([]string, 0, n)
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		defer l.Close()
-		addrs = append(addrs, l.Addr().String())
-	}
-	return addrs
 }
 
 func pcommonNow() pcommon.Timestamp { return pcommon.NewTimestampFromTime(time.Now()) }

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // TestFleetTwoGatewayReplicas: two replicas of the shipped gateway behind one backend, as a
@@ -21,7 +23,7 @@ func TestFleetTwoGatewayReplicas(t *testing.T) {
 	t.Parallel()
 	pk := newPKI(t)
 	be := newBackend()
-	backendAddr := freeAddr(t)
+	backendAddr := e2eharness.FreeAddr(t)
 	be.serve(t, backendAddr, pk.serverTLS(t))
 	replicas := []*gateway{startGateway(t, pk, backendAddr), startGateway(t, pk, backendAddr)}
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // loopMount mounts a fresh 64 MiB ext4 filesystem on dir, a file on a loop device, and
@@ -73,7 +75,7 @@ func TestGatewayFrozenQueue(t *testing.T) {
 	}
 	pk := newPKI(t)
 	be := newBackend()
-	backendAddr := freeAddr(t)
+	backendAddr := e2eharness.FreeAddr(t)
 	be.serve(t, backendAddr, pk.serverTLS(t))
 
 	gp := gatewayPod(t)
@@ -126,7 +128,7 @@ func TestGatewayFrozenQueue(t *testing.T) {
 	t.Logf("while frozen: the request ended after %v with %v", time.Since(start).Round(100*time.Millisecond), err)
 	assert.True(t, strings.Contains(err.Error(), "DeadlineExceeded"), "it hangs until the sender's deadline: %v", err)
 	assert.Equal(t, http.StatusOK, ready(), "readiness answers 200 while the queue cannot be written (the documented decision)")
-	assert.False(t, gw.proc.exited(), "the gateway keeps running")
+	assert.False(t, gw.proc.Exited(), "the gateway keeps running")
 
 	thaw()
 	eventually(t, 30*time.Second, "an acknowledged request after the thaw", func() bool {

@@ -17,6 +17,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // closedAfter reads from c until the peer closes it (or limit passes) and returns how long
@@ -44,7 +46,7 @@ func closedAfter(c net.Conn, start time.Time, limit time.Duration) (time.Duratio
 func TestGatewayClosesHalfOpenConnections(t *testing.T) {
 	t.Parallel()
 	pk := newPKI(t)
-	gw := startGateway(t, pk, freeAddr(t))
+	gw := startGateway(t, pk, e2eharness.FreeAddr(t))
 	limit := halfOpenLimit + 5*time.Second // the slack of a loaded machine
 	clientTLS := func(proto string) *tls.Config {
 		return &tls.Config{RootCAs: pk.pool, ServerName: gatewayDNS, MinVersion: tls.VersionTLS13, NextProtos: []string{proto}}

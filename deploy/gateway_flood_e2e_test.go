@@ -23,6 +23,8 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // floodCeiling is what an unauthenticated flood may cost the gateway:
@@ -90,8 +92,8 @@ func TestGatewayUnauthenticatedFlood(t *testing.T) {
 // afterwards an agent's request goes through.
 func floodGateway(t *testing.T, md []string, req plogotlp.ExportRequest) int64 {
 	pk := newPKI(t)
-	gw := startGateway(t, pk, freeAddr(t))
-	pid := gw.proc.cmd.Process.Pid
+	gw := startGateway(t, pk, e2eharness.FreeAddr(t))
+	pid := gw.proc.Pid()
 	time.Sleep(2 * time.Second) // let start-up settle (compaction, first GC)
 	idle := procKiB(t, pid, "VmRSS")
 

@@ -19,6 +19,8 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // TestGatewayAuthenticatedOverload runs the shipped gateway on loopback and overloads it with
@@ -70,8 +72,8 @@ func TestGatewayAuthenticatedOverload(t *testing.T) {
 // answers by code.
 func overloadGateway(t *testing.T, edit func(map[string]any), req plogotlp.ExportRequest) (int64, map[codes.Code]int) {
 	pk := newPKI(t)
-	gw := startGatewayEdited(t, pk, freeAddr(t), edit)
-	pid := gw.proc.cmd.Process.Pid
+	gw := startGatewayEdited(t, pk, e2eharness.FreeAddr(t), edit)
+	pid := gw.proc.Pid()
 	time.Sleep(2 * time.Second) // let start-up settle (compaction, first GC)
 	idle := procKiB(t, pid, "VmRSS")
 

@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // TestPrometheusConfigNamesItsHost runs deploy/prometheus/collector.yaml as a newcomer would,
@@ -35,9 +37,9 @@ func TestPrometheusConfigNamesItsHost(t *testing.T) {
 	appLogs := filepath.Join(dir, "app")
 	require.NoError(t, os.Mkdir(appLogs, 0o700))
 	records := filepath.Join(dir, "records.jsonl")
-	exporterPort, telemetryPort := freePort(t), freePort(t)
+	exporterPort, telemetryPort := e2eharness.FreePort(t), e2eharness.FreePort(t)
 
-	col := exec.Command(binary(t), "--config", "prometheus/collector.yaml",
+	col := exec.Command(e2eharness.Binary(t), "--config", "prometheus/collector.yaml",
 		"--config", "yaml:receivers::gpu_mem::simulated::log_dir: "+appLogs,
 		"--config", "yaml:exporters::file/records::path: "+records,
 		"--config", "yaml:exporters::file/records::flush_interval: 100ms",
@@ -50,39 +52,20 @@ func TestPrometheusConfigNamesItsHost(t *testing.T) {
 		fmt.Sprintf("TELEMETRY_PORT=%d", telemetryPort),
 		"JOB_LOGS=" + filepath.Join(appLogs, "*.log"),
 	}
-	out := &lockedBuffer{}
-	col.Stdout, col.Stderr = out, out
-	require.NoError(t, col.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- col.Wait() }()
-	t.Cleanup(func() {
-		_ = col.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("collector output:\n%s", out.String())
-		}
-	})
+	proc := e2eharness.StartCmd(t, "collector", col)
 
 	// It starts (no AttrProc error) and says which name it took, from where.
 	var gpuSeries string
-	deadline := time.Now().Add(30 * time.Second)
-	for gpuSeries == "" {
-		select {
-		case err := <-exited:
-			exited <- err
-			require.FailNow(t, "the collector exited", "%v", err)
-		default:
-		}
-		require.True(t, time.Now().Before(deadline), "no GPU series on the Prometheus endpoint within 30 s")
-		if body, err := scrape(exporterPort); err == nil && strings.Contains(body, "hw_gpu_memory_limit_bytes{") {
+	e2eharness.WaitFor(t, 30*time.Second, proc, "GPU series on the Prometheus endpoint", func() bool {
+		body, err := scrape(exporterPort)
+		if err == nil && strings.Contains(body, "hw_gpu_memory_limit_bytes{") {
 			gpuSeries = body
-		} else {
-			time.Sleep(500 * time.Millisecond)
 		}
-	}
-	assert.NotContains(t, out.String(), "AttrProc")
-	assert.Contains(t, out.String(), "host_identity: resources without host.name get this one")
-	assert.Regexp(t, `"host_name": "`+regexp.QuoteMeta(hostname)+`", "source": "os"`, out.String())
+		return gpuSeries != ""
+	})
+	assert.NotContains(t, proc.Output(), "AttrProc")
+	assert.Contains(t, proc.Output(), "host_identity: resources without host.name get this one")
+	assert.Regexp(t, `"host_name": "`+regexp.QuoteMeta(hostname)+`", "source": "os"`, proc.Output())
 
 	// Every GPU series, and every series of the collector's own metrics, carries it.
 	assert.Equal(t, []string{hostname}, hostLabels(t, gpuSeries, "hw_gpu_memory_limit_bytes{"), "GPU metrics")

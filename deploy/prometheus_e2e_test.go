@@ -6,21 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // promServer is a real Prometheus scraping the distribution, both started by the test.
@@ -46,54 +44,6 @@ func prometheusBinary(t *testing.T) string {
 	return p
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// runProcess starts cmd with its output in a buffer and stops it (SIGTERM, then SIGKILL)
-// when the test ends; the output is shown if the test failed.
-func runProcess(t *testing.T, name string, cmd *exec.Cmd) {
-	t.Helper()
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	require.NoError(t, cmd.Start(), "start %s", name)
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("%s output:\n%s", name, out.String())
-		}
-	})
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startPrometheusStack runs deploy/prometheus/collector.yaml on the simulated built-in
 // scenario and a Prometheus that scrapes it (its GPU metrics and its own telemetry) every
 // second with alerts.yaml loaded. The scenario's application writes its log lines (the OOM
@@ -104,9 +54,9 @@ func startPrometheusStack(t *testing.T, extraEnv ...string) *promServer {
 	dir := t.TempDir()
 	appLogs := filepath.Join(dir, "app")
 	require.NoError(t, os.Mkdir(appLogs, 0o700))
-	exporterPort, telemetryPort, promPort := freePort(t), freePort(t), freePort(t)
+	exporterPort, telemetryPort, promPort := e2eharness.FreePort(t), e2eharness.FreePort(t), e2eharness.FreePort(t)
 
-	col := exec.Command(binary(t), "--config", "prometheus/collector.yaml",
+	col := exec.Command(e2eharness.Binary(t), "--config", "prometheus/collector.yaml",
 		"--config", "yaml:receivers::gpu_mem::simulated::log_dir: "+appLogs)
 	col.Env = append([]string{
 		"PATH=" + os.Getenv("PATH"),
@@ -118,7 +68,7 @@ func startPrometheusStack(t *testing.T, extraEnv ...string) *promServer {
 		"JOB_LOGS=" + filepath.Join(appLogs, "*.log"),
 	}, extraEnv...)
 	started := time.Now()
-	runProcess(t, "otelcol-gpumem", col)
+	e2eharness.StartCmd(t, "otelcol-gpumem", col)
 
 	rules, err := filepath.Abs("prometheus/alerts.yaml")
 	require.NoError(t, err)
@@ -141,7 +91,7 @@ scrape_configs:
 		"--storage.tsdb.path="+filepath.Join(dir, "data"),
 		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", promPort),
 	)
-	runProcess(t, "prometheus", prom)
+	e2eharness.StartCmd(t, "prometheus", prom)
 	return &promServer{api: fmt.Sprintf("http://127.0.0.1:%d", promPort), started: started}
 }
 

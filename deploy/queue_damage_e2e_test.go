@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // The damage a power loss or a full disk leaves in a queue database while the collector is
@@ -61,7 +63,7 @@ func TestGatewayDamagedQueue(t *testing.T) {
 	for _, d := range queueDamages {
 		t.Run(d.name, func(t *testing.T) {
 			pk := newPKI(t)
-			backendAddr := freeAddr(t) // nothing listens here until after the damage
+			backendAddr := e2eharness.FreeAddr(t) // nothing listens here until after the damage
 			gw := startGateway(t, pk, backendAddr)
 			s := dial(t, gw.grpcAddr, pk.pool, goodToken)
 			pad := strings.Repeat("x", 1000)
@@ -78,10 +80,10 @@ func TestGatewayDamagedQueue(t *testing.T) {
 			}
 			require.Len(t, acked, batches*perBatch, "the gateway acknowledges everything into its queue")
 			time.Sleep(2 * time.Second)
-			gw.proc.stop(syscall.SIGKILL)
+			gw.proc.Stop(syscall.SIGKILL)
 
 			// The config as the gateway ran it: the queue directory, then own metrics served.
-			cfgPath := gw.proc.args[1]
+			cfgPath := gw.proc.Args()[1]
 			raw, err := os.ReadFile(cfgPath)
 			require.NoError(t, err)
 			storageID := "safe_file_storage/queue"
@@ -93,7 +95,7 @@ func TestGatewayDamagedQueue(t *testing.T) {
 			require.NoError(t, yaml.Unmarshal(raw, &cfg))
 			delete(mapAt(cfg, "extensions", storageID), "check_timeout") // safe_file_storage's own key
 			dir := str(cfg, "extensions", storageID, "directory")
-			port := freePort(t)
+			port := e2eharness.FreePort(t)
 			mapAt(cfg, "service")["telemetry"] = map[string]any{"metrics": map[string]any{"readers": []any{
 				map[string]any{"pull": map[string]any{"exporter": map[string]any{"prometheus": map[string]any{"host": "127.0.0.1", "port": port}}}},
 			}}}
@@ -111,9 +113,9 @@ func TestGatewayDamagedQueue(t *testing.T) {
 
 			be := newBackend()
 			be.serve(t, backendAddr, pk.serverTLS(t))
-			logStart := len(gw.proc.out.String())
-			gw.proc.start()
-			waitHealthy(t, gw.proc, gw.grpcAddr)
+			logStart := len(gw.proc.Output())
+			gw.proc.Start()
+			e2eharness.WaitListening(t, gw.proc, gw.grpcAddr, 30*time.Second)
 			s = dial(t, gw.grpcAddr, pk.pool, goodToken)
 			eventually(t, 60*time.Second, "new records at the backend after the restart", func() bool {
 				body := fmt.Sprint("after-", time.Now().UnixNano())
@@ -136,8 +138,8 @@ func TestGatewayDamagedQueue(t *testing.T) {
 					delivered++
 				}
 			}
-			require.False(t, gw.proc.exited(), "the gateway keeps running")
-			log := gw.proc.out.String()[logStart:]
+			require.False(t, gw.proc.Exited(), "the gateway keeps running")
+			log := gw.proc.Output()[logStart:]
 			errLines := strings.Count(log, "The storage file is damaged")
 			metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 			const discarded = "otelcol_extension_safe_file_storage_databases_discarded"

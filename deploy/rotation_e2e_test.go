@@ -17,12 +17,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // startAgentWithTelemetry is startAgent with the shipped agent's own metrics served (on a free
 // loopback port instead of :8888) and its token file where the test can rotate it. It returns
 // the directory that stands for /var/log/pods, the token file and the metrics URL.
-func startAgentWithTelemetry(t *testing.T, pk pki, gatewayAddr string) (pods, tokenFile, metricsURL string, p *process) {
+func startAgentWithTelemetry(t *testing.T, pk pki, gatewayAddr string) (pods, tokenFile, metricsURL string, p *e2eharness.Process) {
 	t.Helper()
 	ap, cfg, dirs, tokenFile, health := simulatedAgent(t, pk)
 
@@ -31,12 +33,12 @@ func startAgentWithTelemetry(t *testing.T, pk pki, gatewayAddr string) (pods, to
 	prom := mapAt(readers[0], "pull", "exporter", "prometheus")
 	require.Equal(t, "${env:MY_POD_IP}", prom["host"], "on the pod IP, where Prometheus reaches it")
 	require.EqualValues(t, 8888, prom["port"])
-	port := freePort(t)
+	port := e2eharness.FreePort(t)
 	prom["port"] = port
 
 	env := append(podEnv(ap), "OTELCOL_GATEWAY_ENDPOINT="+gatewayAddr, "MY_POD_IP=127.0.0.1")
 	p = startConfig(t, "agent", cfg, env, podArgs(ap)...)
-	waitHealthy(t, p, health)
+	e2eharness.WaitListening(t, p, health, 30*time.Second)
 	return dirs["/var/log/pods"], tokenFile, fmt.Sprintf("http://127.0.0.1:%d/metrics", port), p
 }
 
@@ -79,7 +81,7 @@ func TestFleetTokenRotationWrongOrder(t *testing.T) {
 	const window = 10 * time.Second
 	pk := newPKI(t)
 	be := newBackend()
-	backendAddr := freeAddr(t)
+	backendAddr := e2eharness.FreeAddr(t)
 	be.serve(t, backendAddr, pk.serverTLS(t))
 	gw := startGateway(t, pk, backendAddr)
 	pods, agentToken, metricsURL, agent := startAgentWithTelemetry(t, pk, gw.grpcAddr)
@@ -149,7 +151,7 @@ func TestFleetTokenRotationWrongOrder(t *testing.T) {
 	// Everything, the window's lines included, reaches the backend (the agent's retry backs
 	// off to at most 30 s between attempts).
 	deadline := time.Now().Add(90 * time.Second)
-	for len(lostLines()) > 0 && time.Now().Before(deadline) && !agent.exited() {
+	for len(lostLines()) > 0 && time.Now().Before(deadline) && !agent.Exited() {
 		time.Sleep(500 * time.Millisecond)
 	}
 	lost := lostLines()
@@ -165,7 +167,7 @@ func TestFleetTokenRotationWrongOrder(t *testing.T) {
 	// The names as the collector serves them (and deploy/prometheus/alerts.yaml reads them).
 	const failedLogs, failedPoints = "otelcol_exporter_send_failed_log_records", "otelcol_exporter_send_failed_metric_points"
 	failed := scrapeCounters(t, metricsURL, failedLogs, failedPoints)
-	out := agent.out.String()
+	out := agent.Output()
 	t.Logf("lines %d..%d; gateway switched at %d, agent fixed at %d (%v); lost %d lines (%.1f s: %v); agent send_failed: %v",
 		first, end, switched, fixed, window, len(lost), float64(len(lost))/10, ranges, failed)
 

@@ -11,21 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
-)
 
-// binary is the built distribution: $OTELCOL_GPUMEM_BIN, else ../bin/otelcol-gpumem.
-func binary(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("OTELCOL_GPUMEM_BIN")
-	if bin == "" {
-		bin = "../bin/otelcol-gpumem"
-	}
-	abs, err := filepath.Abs(bin)
-	require.NoError(t, err)
-	_, err = os.Stat(abs)
-	require.NoError(t, err, "build the distribution first: make build")
-	return abs
-}
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
+)
 
 // podEnv is the environment the pod gives the collector: literal values as written, and a
 // plausible stand-in for each downward-API value.
@@ -63,7 +51,7 @@ func validate(t *testing.T, cfg map[string]any, env []string, args ...string) (s
 			cmdArgs = append(cmdArgs, a)
 		}
 	}
-	cmd := exec.Command(binary(t), cmdArgs...)
+	cmd := exec.Command(e2eharness.Binary(t), cmdArgs...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	return string(out), err

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // garbageConfig runs gpu_mem on the garbage scenario with a runway that speaks after 10 s of
@@ -58,7 +60,7 @@ func TestGarbageReadings(t *testing.T) {
 	c := startCollector(t, fmt.Sprintf(garbageConfig, scenario))
 	path := filepath.Join(c.dir, "metrics.jsonl")
 	const gpu0, newGPU1 = "GPU-9a5ba9e0-0000-4000-8000-000000000000", "GPU-5ca1ab1e-0000-4000-8000-000000000001"
-	waitFor(t, 90*time.Second, c, "the scenario's last glitch counted and GPU 1 replaced", func() bool {
+	e2eharness.WaitFor(t, 90*time.Second, c, "the scenario's last glitch counted and GPU 1 replaced", func() bool {
 		v, ok := latest(metricPoints(t, path), "nvidia.gpu.readings.rejected", gpu0, map[string]any{"nvidia.gpu.reading.reason": "process_duplicate"})
 		_, replaced := latest(metricPoints(t, path), "hw.gpu.memory.usage", newGPU1, nil)
 		return ok && v >= 3 && replaced
@@ -112,7 +114,7 @@ func TestGarbageReadings(t *testing.T) {
 	recs := logRecords(t, filepath.Join(c.dir, "logs.jsonl"))
 	assert.Empty(t, filter(recs, isOOMPredicted), "no forecast from a glitch")
 
-	log := c.out.String()
+	log := c.Output()
 	for _, reason := range []string{"memory_mismatch", "memory_impossible", "process_pid_zero", "process_over_limit", "process_duplicate"} {
 		assert.Equal(t, 1, strings.Count(log, `"reason": "`+reason+`"`), "one warning for %s\n%s", reason, log)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // TestGateway runs two node agents and one gateway. Both nodes' failing process is pid 4242
@@ -18,12 +20,12 @@ import (
 // which OOM: node-a's is another tenant, node-b's a zombie context.
 func TestGateway(t *testing.T) {
 	t.Parallel()
-	port := freePort(t)
+	port := e2eharness.FreePort(t)
 	gw := startCollector(t, gatewayConfig(t, port))
 	// The agents' exporters back off for seconds after a refused connection: start them once
 	// the gateway listens.
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	waitFor(t, 60*time.Second, gw, "the gateway's OTLP listener", func() bool {
+	e2eharness.WaitFor(t, 60*time.Second, gw, "the gateway's OTLP listener", func() bool {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err != nil {
 			return false

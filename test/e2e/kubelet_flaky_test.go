@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 	"github.com/gpumem/otelcol-gpumem/internal/simkubelet"
 )
 
@@ -111,7 +112,7 @@ func TestKubeletFlaky(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, 30*time.Second, c, "allocations", func() bool { return len(allocationsAt()) > 0 })
+	e2eharness.WaitFor(t, 30*time.Second, c, "allocations", func() bool { return len(allocationsAt()) > 0 })
 	healthy := 0
 	for _, n := range allocationsAt() {
 		healthy = max(healthy, n)
@@ -120,7 +121,7 @@ func TestKubeletFlaky(t *testing.T) {
 
 	lines := func() []string {
 		var out []string
-		for _, l := range strings.Split(c.out.String(), "\n") {
+		for _, l := range strings.Split(c.Output(), "\n") {
 			if strings.TrimSpace(l) != "" {
 				out = append(out, l)
 			}

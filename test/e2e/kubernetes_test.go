@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 	"github.com/gpumem/otelcol-gpumem/internal/simkubelet"
 )
 
@@ -53,7 +54,7 @@ func startKubernetesNode(t *testing.T, scenario string, withKubelet bool) *kuber
 		require.NoError(t, srv.Start(socket))
 		t.Cleanup(srv.Stop)
 	}
-	port := freePort(t)
+	port := e2eharness.FreePort(t)
 	cfg := renderConfig(t, "kubernetes.yaml.tmpl", struct {
 		Scenario, Socket string
 		OTLPPort         int
@@ -129,7 +130,7 @@ func (n *kubernetesNode) sendSDKRecord(t *testing.T, resource map[string]any, bo
 	require.NoError(t, err)
 	url := fmt.Sprintf("http://127.0.0.1:%d/v1/logs", n.otlpPort)
 	var resp *http.Response
-	waitFor(t, 30*time.Second, n.collector, "the OTLP receiver to accept", func() bool {
+	e2eharness.WaitFor(t, 30*time.Second, n.collector, "the OTLP receiver to accept", func() bool {
 		resp, err = http.Post(url, "application/json", bytes.NewReader(payload))
 		if err != nil {
 			return false
@@ -264,8 +265,8 @@ func TestKubernetesWithoutPodResources(t *testing.T) {
 	_, ok := latest(points, "nvidia.gpu.process.memory.usage", "GPU-a0c4e1d2-3b5f-4a67-8c9d-0e1f2a3b4c50",
 		map[string]any{"k8s.pod.name": "llm-serve-7d4b9c8f6-x2k9q", "k8s.namespace.name": "serving"})
 	assert.True(t, ok, "pod names from the pod log directory")
-	assert.Equal(t, 1, strings.Count(n.out.String(), "pod allocations off until the kubelet's PodResources socket appears"),
-		"one line about the missing socket:\n%s", n.out.String())
+	assert.Equal(t, 1, strings.Count(n.Output(), "pod allocations off until the kubelet's PodResources socket appears"),
+		"one line about the missing socket:\n%s", n.Output())
 }
 
 // TestKubernetesTwoGPUPodAndDocker: a pod's "GPU 1" is its second GPU in CUDA's order (PCI
@@ -362,5 +363,5 @@ func TestKubernetesDRAAndGKE(t *testing.T) {
 			map[string]any{"nvidia.gpu.process.unexpected.reason": w.reason})
 		assert.True(t, ok && v == w.want, "%s %s: %v (found %v)", w.hwID, w.reason, v, ok)
 	}
-	assert.Equal(t, 1, strings.Count(n.out.String(), "no GPU of this node matches"), "one INFO for gpu-9:\n%s", n.out.String())
+	assert.Equal(t, 1, strings.Count(n.Output(), "no GPU of this node matches"), "one INFO for gpu-9:\n%s", n.Output())
 }

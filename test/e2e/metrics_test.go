@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // TestSimulatedMetrics runs the distribution on the built-in scenario and checks what a user's
@@ -18,16 +20,16 @@ import (
 func TestSimulatedMetrics(t *testing.T) {
 	c := startCollector(t, renderConfig(t, "metrics.yaml.tmpl", nil))
 	path := filepath.Join(c.dir, "metrics.jsonl")
-	waitFor(t, 30*time.Second, c, "three scrapes in the file exporter's output", func() bool {
+	e2eharness.WaitFor(t, 30*time.Second, c, "three scrapes in the file exporter's output", func() bool {
 		fi, err := os.Stat(path)
-		return err == nil && fi.Size() > 0 && len(readMetrics(t, path)) >= 3
+		return err == nil && fi.Size() > 0 && len(e2eharness.ReadMetrics(t, path)) >= 3
 	})
 	c.stop(t)
 
 	gpus := map[string]map[string]any{}
 	names := map[string]bool{}
 	processPoints := 0
-	for _, md := range readMetrics(t, path) {
+	for _, md := range e2eharness.ReadMetrics(t, path) {
 		for i := 0; i < md.ResourceMetrics().Len(); i++ {
 			rm := md.ResourceMetrics().At(i)
 			attrs := rm.Resource().Attributes().AsRaw()

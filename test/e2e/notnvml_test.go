@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // TestLibraryPathNotNVML: library_path names a library that loads but is not NVML (libz,
@@ -23,18 +25,18 @@ func TestLibraryPathNotNVML(t *testing.T) {
 				t.Skipf("%s: %v", lib, err)
 			}
 			c := startCollector(t, strings.ReplaceAll(nvmlConfig, "{{LIB}}", lib))
-			waitFor(t, 20*time.Second, c, "the receiver's error", func() bool {
-				return strings.Contains(c.out.String(), "is not the NVIDIA driver's NVML library and is never called into")
+			e2eharness.WaitFor(t, 20*time.Second, c, "the receiver's error", func() bool {
+				return strings.Contains(c.Output(), "is not the NVIDIA driver's NVML library and is never called into")
 			})
 			time.Sleep(3 * time.Second) // several retries (1 s, 2 s)
-			out := c.out.String()
-			if !assert.False(t, c.exited(), "the collector is still running") {
-				t.Fatalf("collector exited: %v\n%s", c.err, out)
+			out := c.Output()
+			if !assert.False(t, c.Exited(), "the collector is still running") {
+				t.Fatalf("collector exited: %v\n%s", c.Err(), out)
 			}
 			assert.NotContains(t, out, "symbol lookup error")
 			assert.Equal(t, 1, strings.Count(out, "is not the NVIDIA driver's NVML library and is never called into"), "one error, not one per retry:\n%s", out)
 			assert.Contains(t, out, lib+" is not the NVIDIA driver's NVML library: it lacks nvmlInit_v2, nvmlShutdown, nvmlErrorString")
-			assert.Empty(t, readMetrics(t, filepath.Join(c.dir, "metrics.jsonl")))
+			assert.Empty(t, e2eharness.ReadMetrics(t, filepath.Join(c.dir, "metrics.jsonl")))
 			c.stop(t)
 		})
 	}

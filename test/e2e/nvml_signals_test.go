@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 	"github.com/gpumem/otelcol-gpumem/test/fakenvml"
 )
 
@@ -27,7 +28,7 @@ type nvmlPoint struct {
 // the given metric, or nil.
 func lastScrape(t *testing.T, path, metric string) []nvmlPoint {
 	t.Helper()
-	batches := readMetrics(t, path)
+	batches := e2eharness.ReadMetrics(t, path)
 	for i := len(batches) - 1; i >= 0; i-- {
 		var pts []nvmlPoint
 		found := false
@@ -98,7 +99,7 @@ func TestNVMLProcessUtilizationAndModes(t *testing.T) {
 	c := startCollector(t, renderConfig(t, "nvml.yaml.tmpl", struct{ LibraryPath string }{lib}))
 	path := filepath.Join(c.dir, "metrics.jsonl")
 	var pts []nvmlPoint
-	waitFor(t, 30*time.Second, c, "a scrape with the compute mode", func() bool {
+	e2eharness.WaitFor(t, 30*time.Second, c, "a scrape with the compute mode", func() bool {
 		pts = lastScrape(t, path, "nvidia.gpu.compute_mode")
 		return pts != nil
 	})

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 	"github.com/gpumem/otelcol-gpumem/test/fakenvml"
 )
 
@@ -137,8 +138,8 @@ func (n *nvmlNode) scrapes(t *testing.T, k int) []pmetric.Metrics {
 	t.Helper()
 	path := filepath.Join(n.c.dir, "metrics.jsonl")
 	var got []pmetric.Metrics
-	waitFor(t, 30*time.Second, n.c, fmt.Sprintf("%d scrapes", k), func() bool {
-		got = readMetrics(t, path)
+	e2eharness.WaitFor(t, 30*time.Second, n.c, fmt.Sprintf("%d scrapes", k), func() bool {
+		got = e2eharness.ReadMetrics(t, path)
 		return len(got) >= k
 	})
 	return got
@@ -337,10 +338,10 @@ func TestNVMLBackendExactValues(t *testing.T) {
 	n.update(t, func(s fakenvml.Scenario) { s.Set("xid.1", "1 31").Set("xid.2", "0 94 5 0").Set("xid.3", "0 94 9 0") })
 	logsPath := filepath.Join(n.c.dir, "logs.jsonl")
 	records := map[string][]int64{}
-	waitFor(t, 20*time.Second, n.c, "three Xid records", func() bool {
+	e2eharness.WaitFor(t, 20*time.Second, n.c, "three Xid records", func() bool {
 		records = map[string][]int64{}
 		count := 0
-		for _, ld := range readLogs(t, logsPath) {
+		for _, ld := range e2eharness.ReadLogs(t, logsPath) {
 			for i := 0; i < ld.ResourceLogs().Len(); i++ {
 				rl := ld.ResourceLogs().At(i)
 				id, _ := rl.Resource().Attributes().Get("hw.id")
@@ -357,13 +358,13 @@ func TestNVMLBackendExactValues(t *testing.T) {
 		return count >= 3
 	})
 	assert.Equal(t, map[string][]int64{gpu1: {31}, mig5: {94}, gpu0: {94}}, records)
-	waitFor(t, 10*time.Second, n.c, "Xid counts in the metrics", func() bool {
-		all := readMetrics(t, filepath.Join(n.c.dir, "metrics.jsonl"))
+	e2eharness.WaitFor(t, 10*time.Second, n.c, "Xid counts in the metrics", func() bool {
+		all := e2eharness.ReadMetrics(t, filepath.Join(n.c.dir, "metrics.jsonl"))
 		f := flatten(t, all[len(all)-1])
 		return f[gpu1]["nvidia.gpu.xid.errors{nvidia.gpu.xid=31}"] == 1 &&
 			f[mig5]["nvidia.gpu.xid.errors{nvidia.gpu.xid=94}"] == 1 && f[gpu0]["nvidia.gpu.xid.errors{nvidia.gpu.xid=94}"] == 1
 	})
-	assert.NotContains(t, n.c.out.String(), "Error scraping metrics")
+	assert.NotContains(t, n.c.Output(), "Error scraping metrics")
 }
 
 // TestNVMLDriverVariants: libraries of older driver branches and without optional calls.
@@ -373,9 +374,9 @@ func TestNVMLDriverVariants(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			n := startNVMLNode(t, v, baseScenario)
 			got := n.scrapes(t, 3)
-			assert.False(t, n.c.exited(), "the collector keeps running")
+			assert.False(t, n.c.Exited(), "the collector keeps running")
 			assert.Equal(t, expected(n.pids, featuresOf(v)), flatten(t, got[len(got)-1]))
-			assert.NotContains(t, n.c.out.String(), "Error scraping metrics")
+			assert.NotContains(t, n.c.Output(), "Error scraping metrics")
 			n.c.stop(t)
 		})
 	}
@@ -390,19 +391,19 @@ func TestNVMLLostGPU(t *testing.T) {
 	n.update(t, func(s fakenvml.Scenario) { s.GPU(1, "ret.all", 15) }) // NVML_ERROR_GPU_IS_LOST
 	path := filepath.Join(n.c.dir, "metrics.jsonl")
 	latest := func() map[string]map[string]float64 {
-		all := readMetrics(t, path)
+		all := e2eharness.ReadMetrics(t, path)
 		return flatten(t, all[len(all)-1])
 	}
 	failed := "hw.status{hw.state=failed,hw.type=gpu}"
-	waitFor(t, 10*time.Second, n.c, "hw.status failed", func() bool { return latest()[gpu1][failed] == 1 })
-	lostAt := len(readMetrics(t, path))
+	e2eharness.WaitFor(t, 10*time.Second, n.c, "hw.status failed", func() bool { return latest()[gpu1][failed] == 1 })
+	lostAt := len(e2eharness.ReadMetrics(t, path))
 	n.scrapes(t, lostAt+5)
 	g1 := latest()[gpu1]
 	assert.Equal(t, map[string]float64{
 		failed: 1, "hw.status{hw.state=ok,hw.type=gpu}": 0, "hw.status{hw.state=degraded,hw.type=gpu}": 0,
 	}, g1, "a lost GPU reports its state only")
 	assert.Equal(t, expected(n.pids, featuresOf(fakenvml.Full))[gpu0], latest()[gpu0], "the other GPU goes on")
-	out := n.c.out.String()
+	out := n.c.Output()
 	assert.Equal(t, 1, strings.Count(out, "GPU lost"), out)
 	for _, line := range strings.Split(out, "\n") {
 		if strings.Contains(line, "GPU lost") {
@@ -413,14 +414,14 @@ func TestNVMLLostGPU(t *testing.T) {
 		}
 	}
 	assert.NotContains(t, out, "Error scraping metrics")
-	assert.False(t, n.c.exited())
+	assert.False(t, n.c.Exited())
 
 	// Reset: the GPU answers again and is picked up at the next re-enumeration.
 	n.update(t, func(s fakenvml.Scenario) { delete(s, "gpu.1.ret.all") })
-	waitFor(t, 45*time.Second, n.c, "the GPU back", func() bool { return latest()[gpu1]["hw.status{hw.state=ok,hw.type=gpu}"] == 1 })
-	n.scrapes(t, len(readMetrics(t, path))+1)
+	e2eharness.WaitFor(t, 45*time.Second, n.c, "the GPU back", func() bool { return latest()[gpu1]["hw.status{hw.state=ok,hw.type=gpu}"] == 1 })
+	n.scrapes(t, len(e2eharness.ReadMetrics(t, path))+1)
 	assert.Equal(t, expected(n.pids, featuresOf(fakenvml.Full))[gpu1], latest()[gpu1], "every metric back")
-	assert.Equal(t, 1, strings.Count(n.c.out.String(), "GPU is back"))
+	assert.Equal(t, 1, strings.Count(n.c.Output(), "GPU is back"))
 }
 
 // TestNVMLDownSendsNothing: while NVML cannot be initialised the receiver sends nothing
@@ -435,7 +436,7 @@ func TestNVMLDownSendsNothing(t *testing.T) {
 	t.Setenv(fakenvml.ScenarioEnv, scnPath)
 	// The two health checks of deploy/kubernetes/agent-configmap.yaml: readiness counts
 	// recoverable errors, liveness does not.
-	port, livePort := freePort(t), freePort(t)
+	port, livePort := e2eharness.FreePort(t), e2eharness.FreePort(t)
 	cfg := strings.ReplaceAll(nvmlConfig, "{{LIB}}", lib)
 	cfg = strings.Replace(cfg, "service:\n", fmt.Sprintf(`extensions:
   health_check:
@@ -459,7 +460,7 @@ service:
 	c := startCollector(t, cfg, "--feature-gates=+extension.healthcheck.useComponentStatus")
 	url := fmt.Sprintf("http://127.0.0.1:%d/health/status?verbose", port)
 	var body string
-	waitFor(t, 20*time.Second, c, "the health check to report the receiver's error", func() bool {
+	e2eharness.WaitFor(t, 20*time.Second, c, "the health check to report the receiver's error", func() bool {
 		code, b := httpGet(url)
 		body = b
 		return code == http.StatusInternalServerError && strings.Contains(b, "receiver:gpu_mem")
@@ -470,12 +471,12 @@ service:
 	assert.Equal(t, http.StatusOK, code, "liveness does not count a recoverable error")
 	time.Sleep(3 * time.Second)
 	metricsPath := filepath.Join(c.dir, "metrics.jsonl")
-	assert.Empty(t, readMetrics(t, metricsPath), "nothing sent downstream while NVML is down")
-	assert.Equal(t, 1, strings.Count(c.out.String(), "NVML could not be initialised"))
+	assert.Empty(t, e2eharness.ReadMetrics(t, metricsPath), "nothing sent downstream while NVML is down")
+	assert.Equal(t, 1, strings.Count(c.Output(), "NVML could not be initialised"))
 
 	require.NoError(t, scn.Set("init", 0).Write(scnPath))
-	waitFor(t, 30*time.Second, c, "metrics once NVML is up", func() bool { return len(readMetrics(t, metricsPath)) > 0 })
-	waitFor(t, 10*time.Second, c, "the health check to recover", func() bool {
+	e2eharness.WaitFor(t, 30*time.Second, c, "metrics once NVML is up", func() bool { return len(e2eharness.ReadMetrics(t, metricsPath)) > 0 })
+	e2eharness.WaitFor(t, 10*time.Second, c, "the health check to recover", func() bool {
 		code, _ := httpGet(url)
 		return code == 200
 	})
@@ -509,13 +510,13 @@ func TestNVMLMIGModeChange(t *testing.T) {
 		delete(s, "gpu.0.ret.remapped_rows")
 	})
 	path := filepath.Join(n.c.dir, "metrics.jsonl")
-	waitFor(t, 20*time.Second, n.c, "remapped rows after MIG mode was left", func() bool {
-		all := readMetrics(t, path)
+	e2eharness.WaitFor(t, 20*time.Second, n.c, "remapped rows after MIG mode was left", func() bool {
+		all := e2eharness.ReadMetrics(t, path)
 		_, ok := flatten(t, all[len(all)-1])[gpu0]["nvidia.gpu.memory.remapped_rows{nvidia.gpu.remap.type=correctable}"]
 		return ok
 	})
-	n.scrapes(t, len(readMetrics(t, path))+1)
-	all := readMetrics(t, path)
+	n.scrapes(t, len(e2eharness.ReadMetrics(t, path))+1)
+	all := e2eharness.ReadMetrics(t, path)
 	last := flatten(t, all[len(all)-1])
 	assert.Equal(t, expected(n.pids, features{memoryV2: true, remap: true, mig: false})[gpu0], last[gpu0], "the whole GPU again")
 	assert.NotContains(t, last, mig2, "no MIG instances")
@@ -529,11 +530,11 @@ func TestNVMLXid79MarksLost(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond) // the watcher registers within a second of NVML coming up
 	n.update(t, func(s fakenvml.Scenario) { s.Set("xid.1", "1 79") })
 	path := filepath.Join(n.c.dir, "metrics.jsonl")
-	waitFor(t, 15*time.Second, n.c, "hw.status failed after Xid 79", func() bool {
-		all := readMetrics(t, path)
+	e2eharness.WaitFor(t, 15*time.Second, n.c, "hw.status failed after Xid 79", func() bool {
+		all := e2eharness.ReadMetrics(t, path)
 		return flatten(t, all[len(all)-1])[gpu1]["hw.status{hw.state=failed,hw.type=gpu}"] == 1
 	})
-	out := n.c.out.String()
+	out := n.c.Output()
 	assert.Equal(t, 1, strings.Count(out, "GPU lost"), out)
 	assert.Contains(t, out, "Xid 79 (nvml)")
 }
@@ -563,29 +564,29 @@ func TestNVMLDriverGoneAndBack(t *testing.T) {
 	t.Setenv("FAKENVML_DEVICE_FILE", devFile)
 	n := startNVMLNode(t, fakenvml.Full, baseScenario)
 	n.scrapes(t, 1)
-	pid := n.c.cmd.Process.Pid
+	pid := n.c.Pid()
 	require.True(t, holdsFile(t, pid, devFile), "NVML holds the driver's files while up")
 
 	n.update(t, func(s fakenvml.Scenario) {
 		s.GPU(0, "ret.all", 9).GPU(1, "ret.all", 9).Set("init", 9) // NVML_ERROR_DRIVER_NOT_LOADED
 	})
-	waitFor(t, 20*time.Second, n.c, "the driver's files to be let go", func() bool { return !holdsFile(t, pid, devFile) })
-	waitFor(t, 10*time.Second, n.c, "the warning", func() bool {
-		return strings.Contains(n.c.out.String(), "the NVIDIA driver went away")
+	e2eharness.WaitFor(t, 20*time.Second, n.c, "the driver's files to be let go", func() bool { return !holdsFile(t, pid, devFile) })
+	e2eharness.WaitFor(t, 10*time.Second, n.c, "the warning", func() bool {
+		return strings.Contains(n.c.Output(), "the NVIDIA driver went away")
 	})
 	time.Sleep(3 * time.Second) // retries keep failing meanwhile
-	assert.Equal(t, 1, strings.Count(n.c.out.String(), "the NVIDIA driver went away"), "one line:\n%s", n.c.out.String())
+	assert.Equal(t, 1, strings.Count(n.c.Output(), "the NVIDIA driver went away"), "one line:\n%s", n.c.Output())
 	assert.False(t, holdsFile(t, pid, devFile), "a failing init holds nothing")
-	before := len(readMetrics(t, filepath.Join(n.c.dir, "metrics.jsonl")))
+	before := len(e2eharness.ReadMetrics(t, filepath.Join(n.c.dir, "metrics.jsonl")))
 
 	n.update(t, func(s fakenvml.Scenario) {
 		delete(s, "gpu.0.ret.all")
 		delete(s, "gpu.1.ret.all")
 		s.Set("init", 0)
 	})
-	waitFor(t, 90*time.Second, n.c, "metrics again once the driver is back", func() bool {
-		return len(readMetrics(t, filepath.Join(n.c.dir, "metrics.jsonl"))) > before+1
+	e2eharness.WaitFor(t, 90*time.Second, n.c, "metrics again once the driver is back", func() bool {
+		return len(e2eharness.ReadMetrics(t, filepath.Join(n.c.dir, "metrics.jsonl"))) > before+1
 	})
 	assert.True(t, holdsFile(t, pid, devFile), "NVML is up again")
-	assert.Contains(t, n.c.out.String(), "NVML initialised after retry")
+	assert.Contains(t, n.c.Output(), "NVML initialised after retry")
 }

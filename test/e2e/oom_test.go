@@ -328,5 +328,5 @@ func TestOOMLogsPipelineOnly(t *testing.T) {
 	assert.Equal(t, "unknown", r.Attrs["gpu.oom.cause"])
 	assert.Contains(t, r.Attrs["gpu.oom.evidence"], "the processor is in no metrics pipeline")
 	assert.NotContains(t, r.Attrs, "hw.id")
-	assert.Equal(t, 1, strings.Count(c.out.String(), "oom_classifier is in a logs pipeline only"), "warned once:\n%s", c.out.String())
+	assert.Equal(t, 1, strings.Count(c.Output(), "oom_classifier is in a logs pipeline only"), "warned once:\n%s", c.Output())
 }

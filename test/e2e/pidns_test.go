@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 	"github.com/gpumem/otelcol-gpumem/test/fakenvml"
 )
 
@@ -60,7 +61,7 @@ func hiddenScenario(pids []int) fakenvml.Scenario {
 }
 
 func pidnsConfig(t *testing.T, lib string) (string, int) {
-	port := freePort(t)
+	port := e2eharness.FreePort(t)
 	cfg := strings.ReplaceAll(nvmlConfig, "{{LIB}}", lib)
 	return strings.Replace(cfg, "service:\n", fmt.Sprintf(`extensions:
   health_check:
@@ -125,8 +126,8 @@ func TestPIDNamespaceHidesProcesses(t *testing.T) {
 
 	// unshare forks sh (pid 1 inside), which starts sleep and execs the collector.
 	var inner, collectorPID int
-	waitFor(t, 10*time.Second, c, "the sleeper inside the namespace", func() bool {
-		collectorPID = childOf(c.cmd.Process.Pid, "")
+	e2eharness.WaitFor(t, 10*time.Second, c, "the sleeper inside the namespace", func() bool {
+		collectorPID = childOf(c.Pid(), "")
 		inner = childOf(collectorPID, "sleep")
 		return inner != 0
 	})
@@ -135,7 +136,7 @@ func TestPIDNamespaceHidesProcesses(t *testing.T) {
 	t.Cleanup(func() {
 		_ = syscall.Kill(collectorPID, syscall.SIGINT)
 		select {
-		case <-c.done:
+		case <-c.Done():
 		case <-time.After(20 * time.Second):
 			_ = syscall.Kill(collectorPID, syscall.SIGKILL)
 		}
@@ -148,8 +149,8 @@ func TestPIDNamespaceHidesProcesses(t *testing.T) {
 	path := filepath.Join(c.dir, "metrics.jsonl")
 	var last map[string]float64
 	want := fmt.Sprintf("nvidia.gpu.process.memory.usage{nvidia.gpu.process.type=compute,process.executable.name=sleep,process.pid=%s}", nspid[1])
-	waitFor(t, 30*time.Second, c, "the inside process's metrics", func() bool {
-		all := readMetrics(t, path)
+	e2eharness.WaitFor(t, 30*time.Second, c, "the inside process's metrics", func() bool {
+		all := e2eharness.ReadMetrics(t, path)
 		if len(all) == 0 {
 			return false
 		}
@@ -160,19 +161,19 @@ func TestPIDNamespaceHidesProcesses(t *testing.T) {
 	assert.Equal(t, float64(3<<30), last[want], "the third process, by its pid in the namespace")
 	assert.Equal(t, 1.0, last["nvidia.gpu.process.count{nvidia.gpu.process.type=compute}"], "the two outside are not listed")
 	assert.Equal(t, 1.0, last["nvidia.gpu.process.hidden"])
-	for _, md := range readMetrics(t, path) {
+	for _, md := range e2eharness.ReadMetrics(t, path) {
 		assert.NotContains(t, flatten(t, md)[gpuH], "nvidia.gpu.memory.unattributed", "no false unattributed number")
 	}
 
 	url := fmt.Sprintf("http://127.0.0.1:%d/health/status?verbose", port)
 	var body string
-	waitFor(t, 20*time.Second, c, "the health check to report the receiver degraded", func() bool {
+	e2eharness.WaitFor(t, 20*time.Second, c, "the health check to report the receiver degraded", func() bool {
 		code, b := httpGet(url)
 		body = b
 		return code == http.StatusInternalServerError && strings.Contains(b, "StatusRecoverableError")
 	})
 	assert.Contains(t, body, "PID namespace")
-	out := c.out.String()
+	out := c.Output()
 	assert.Equal(t, 1, strings.Count(out, "the collector is not in the host's PID namespace"), out)
 	assert.Contains(t, out, "hostPID: true")
 	assert.NotContains(t, out, "processes.proc_root does not show")
@@ -193,8 +194,8 @@ func TestPIDNamespaceHostSeesAll(t *testing.T) {
 	c := startCollector(t, cfg, gate)
 	path := filepath.Join(c.dir, "metrics.jsonl")
 	var last map[string]float64
-	waitFor(t, 30*time.Second, c, "a scrape", func() bool {
-		all := readMetrics(t, path)
+	e2eharness.WaitFor(t, 30*time.Second, c, "a scrape", func() bool {
+		all := e2eharness.ReadMetrics(t, path)
 		if len(all) == 0 {
 			return false
 		}
@@ -209,5 +210,5 @@ func TestPIDNamespaceHostSeesAll(t *testing.T) {
 	assert.Equal(t, float64(19<<30-6<<30), last["nvidia.gpu.memory.unattributed"])
 	code, _ := httpGet(fmt.Sprintf("http://127.0.0.1:%d/health/status?verbose", port))
 	assert.Equal(t, http.StatusOK, code)
-	assert.NotContains(t, c.out.String(), "PID namespace")
+	assert.NotContains(t, c.Output(), "PID namespace")
 }

@@ -5,7 +5,6 @@ package e2e
 import (
 	"fmt"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 )
 
 // This file holds what the OOM, Xid, gateway and demo tests share: flattened views of the
@@ -37,7 +38,7 @@ func (r record) String() string {
 func logRecords(t *testing.T, path string) []record {
 	t.Helper()
 	var out []record
-	for _, ld := range readLogs(t, path) {
+	for _, ld := range e2eharness.ReadLogs(t, path) {
 		rls := ld.ResourceLogs()
 		for i := 0; i < rls.Len(); i++ {
 			res := rls.At(i).Resource().Attributes().AsRaw()
@@ -82,7 +83,7 @@ func filter(recs []record, keep func(record) bool) []record {
 func waitForRecords(t *testing.T, c *collector, path string, timeout time.Duration, n int, what string, keep func(record) bool) []record {
 	t.Helper()
 	var got []record
-	waitFor(t, timeout, c, what, func() bool {
+	e2eharness.WaitFor(t, timeout, c, what, func() bool {
 		got = filter(logRecords(t, path), keep)
 		return len(got) >= n
 	})
@@ -102,7 +103,7 @@ type point struct {
 func metricPoints(t *testing.T, path string) []point {
 	t.Helper()
 	var out []point
-	for _, md := range readMetrics(t, path) {
+	for _, md := range e2eharness.ReadMetrics(t, path) {
 		rms := md.ResourceMetrics()
 		for i := 0; i < rms.Len(); i++ {
 			res := rms.At(i).Resource().Attributes().AsRaw()
@@ -172,16 +173,6 @@ func testdata(t *testing.T, elems ...string) string {
 // classifier writes (documentation.md: rounded to the nearest byte).
 func gib(v float64) int64 { return int64(math.Round(v * (1 << 30))) }
 func mib(v float64) int64 { return int64(math.Round(v * (1 << 20))) }
-
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	return port
-}
 
 // attrInt reads an int attribute of a flattened map (pcommon's AsRaw gives int64).
 func attrInt(m map[string]any, key string) (int64, bool) {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpumem/otelcol-gpumem/internal/e2eharness"
 	"github.com/gpumem/otelcol-gpumem/internal/xid"
 )
 
@@ -75,7 +76,7 @@ func sortXids(recs []record) {
 // given per GPU and code.
 func waitForCounts(t *testing.T, c *collector, path string, want map[string]map[int64]float64) {
 	t.Helper()
-	waitFor(t, 60*time.Second, c, "nvidia.gpu.xid.errors to count every Xid", func() bool {
+	e2eharness.WaitFor(t, 60*time.Second, c, "nvidia.gpu.xid.errors to count every Xid", func() bool {
 		points := metricPoints(t, path)
 		for hwID, codes := range want {
 			for code, n := range codes {
@@ -196,7 +197,7 @@ func testXidEvents(t *testing.T, c *collector) {
 // receiver runs, the way the kernel appends to its log.
 func testXidReplay(t *testing.T, c *collector) {
 	logsPath, metricsPath := filepath.Join(c.dir, "logs.jsonl"), filepath.Join(c.dir, "metrics.jsonl")
-	waitFor(t, 60*time.Second, c, "the receiver's first scrape", func() bool {
+	e2eharness.WaitFor(t, 60*time.Second, c, "the receiver's first scrape", func() bool {
 		_, ok := latest(metricPoints(t, metricsPath), "hw.gpu.memory.usage", replayGPU0, nil)
 		return ok
 	})
