@@ -156,8 +156,6 @@ type classifyBuf struct {
 	gpu           classify.GPUState
 	usage, series []classify.Point
 	procs         []classify.Process
-	xids          []classify.XidEvent
-	allocs        []classify.Allocation
 	preds         []classify.Prediction
 	near          window.Readings // the log clock check's points (skew.go)
 	times         []int64
@@ -186,20 +184,11 @@ func (b *classifyBuf) gpuState() *classify.GPUState {
 		}
 		b.procs = append(b.procs, cp)
 	}
-	b.allocs = b.allocs[:0]
-	for _, a := range s.Allocations {
-		b.allocs = append(b.allocs, classify.Allocation{PodUID: a.PodUID, PodName: a.PodName, Namespace: a.Namespace,
-			Container: a.Container, DeviceID: a.DeviceID, Resource: a.Resource})
-	}
-	b.xids = b.xids[:0]
-	for _, x := range s.Xids {
-		b.xids = append(b.xids, classify.XidEvent{T: x.T, Code: x.Code, Fault: x.Fault, Description: x.Description})
-	}
 	b.gpu = classify.GPUState{
 		HWID: s.HWID, Name: s.Info.Name, MatchedBy: s.MatchedBy,
 		Total: s.Total, Used: s.Used, Free: s.Free, Reserved: s.Reserved, Unattributed: s.Unattributed,
-		SampleAge: s.SampleAge, Usage: nilIfEmpty(b.usage), Processes: nilIfEmpty(b.procs), Xids: nilIfEmpty(b.xids),
-		Allocations:  nilIfEmpty(b.allocs),
+		SampleAge: s.SampleAge, Usage: nilIfEmpty(b.usage), Processes: nilIfEmpty(b.procs), Xids: nilIfEmpty(s.Xids),
+		Allocations:  nilIfEmpty(s.Allocations),
 		RetiredPages: s.RetiredPages, RetiredPagesPending: s.RetiredPagesPending,
 		RemappedRows: s.RemappedRows, RemapFailed: s.RemapFailed, RemapPending: s.RemapPending,
 		ProcessesHidden: s.ProcessesHidden,
