@@ -1,9 +1,3 @@
-// Package window keeps a bounded history of GPU memory metrics per (host, GPU), indexed by the
-// data points' own timestamps, so that an OOM record can be classified against the state of its
-// GPU at the moment it happened even when metrics arrive late, batched or out of order.
-//
-// The package is pure: no pdata, no clock, no goroutines. The processor converts pdata into
-// Samples and Snapshots into the classifier's input.
 package window
 
 import (
