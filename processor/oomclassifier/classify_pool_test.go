@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/diagnose"
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/window"
 	"github.com/stretchr/testify/require"
 )
@@ -43,11 +44,9 @@ func TestPooledClassificationMatchesFresh(t *testing.T) {
 	}
 	for round := 0; round < 3; round++ {
 		for i, o := range ooms {
-			fresh := new(classifyBuf)
 			var gpu *classify.GPUState
-			var ok bool
-			if fresh.snap, ok = inst.store.Snapshot(window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: o.msg.DeviceIndex}); ok {
-				gpu = fresh.gpuState()
+			if snap, ok := inst.store.Snapshot(window.Query{Host: o.host, At: o.at, PID: o.pid, DeviceIndex: o.msg.DeviceIndex}); ok {
+				gpu = diagnose.GPUState(&snap)
 			}
 			want := classify.Classify(classify.OOM{
 				Framework: o.msg.Framework, RequestedBytes: o.msg.RequestedBytes, TotalBytes: o.msg.TotalBytes,

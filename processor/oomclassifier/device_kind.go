@@ -17,23 +17,19 @@ func putDeviceKind(o oomRecord) {
 }
 
 // nvmlMatchable reports whether the OOM may be matched to an NVML GPU: false when the message
-// names a device kind that is never an NVIDIA GPU. Hook for classify_glue.go's window query.
+// names a device kind that is never an NVIDIA GPU. Read by classify_glue.go for the diagnosis.
 func nvmlMatchable(o oomRecord) bool {
 	return !o.msg.NonNVIDIA()
 }
 
-// withDeviceNote appends, for an OOM not matchable to an NVML GPU, the sentence saying why to
-// the evidence. Hook for classify_glue.go, after classify.Classify.
-func withDeviceNote(evidence string, o oomRecord) string {
+// deviceNote is, for an OOM not matchable to an NVML GPU, the evidence sentence saying why;
+// "" for others. The diagnosis appends it after the classifier's evidence.
+func deviceNote(o oomRecord) string {
 	if nvmlMatchable(o) {
-		return evidence
+		return ""
 	}
-	note := "The message names a " + o.msg.DeviceKind + " device (" + attrDeviceKind + "), not an NVIDIA GPU: it was not matched to an NVML GPU."
 	if o.msg.DeviceKind == parse.DeviceHost {
-		note = "The failed allocation is pinned host memory (" + attrDeviceKind + " host), the host's RAM, not a GPU's: it was not matched to an NVML GPU."
+		return "The failed allocation is pinned host memory (" + attrDeviceKind + " host), the host's RAM, not a GPU's: it was not matched to an NVML GPU."
 	}
-	if evidence == "" {
-		return note
-	}
-	return evidence + " " + note
+	return "The message names a " + o.msg.DeviceKind + " device (" + attrDeviceKind + "), not an NVIDIA GPU: it was not matched to an NVML GPU."
 }

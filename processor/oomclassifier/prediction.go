@@ -100,8 +100,8 @@ func (s *predictions) prune(now time.Time) {
 	}
 }
 
-// forGPU appends the forecasts for the GPU made within the window before at.
-func (s *predictions) forGPU(dst []classify.Prediction, host, hwID string, at time.Time) []classify.Prediction {
+// ForGPU appends the forecasts for the GPU made within the window before at.
+func (s *predictions) ForGPU(dst []classify.Prediction, host, hwID string, at time.Time) []classify.Prediction {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.byGPU[predictionKey{host, hwID}] {

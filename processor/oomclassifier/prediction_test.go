@@ -90,10 +90,10 @@ func TestPredictionsBounded(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		s.observe("h", "GPU-a", classify.Prediction{T: t0.Add(time.Duration(i) * time.Second)})
 	}
-	got := s.forGPU(nil, "h", "GPU-a", t0.Add(time.Hour))
+	got := s.ForGPU(nil, "h", "GPU-a", t0.Add(time.Hour))
 	assert.Empty(t, got, "all older than the window")
-	got = s.forGPU(nil, "h", "GPU-a", t0.Add(100*time.Second))
+	got = s.ForGPU(nil, "h", "GPU-a", t0.Add(100*time.Second))
 	require.Len(t, got, maxPredictionsPerGPU)
 	assert.Equal(t, t0.Add(99*time.Second), got[len(got)-1].T)
-	assert.Empty(t, s.forGPU(nil, "h", "GPU-b", t0.Add(100*time.Second)))
+	assert.Empty(t, s.ForGPU(nil, "h", "GPU-b", t0.Add(100*time.Second)))
 }

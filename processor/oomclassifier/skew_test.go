@@ -3,7 +3,6 @@ package oomclassifier
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/classify"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/diagnose"
 )
 
 // skewedOOM: pid 3101 holds 78 GiB of an 80 GiB GPU, 1 GiB free, and asks for 4 GiB more.
@@ -105,7 +105,7 @@ func TestSkewCheckReusesPooledBuffers(t *testing.T) {
 	var alone []classify.Result
 	for _, o := range cases {
 		alone = append(alone, classifyOOM(o, inst))
-		classifyBufs = sync.Pool{New: func() any { return new(classifyBuf) }} // nothing reused
+		diagnose.ResetPool() // nothing reused
 	}
 	for round := 0; round < 3; round++ {
 		for i, o := range cases {

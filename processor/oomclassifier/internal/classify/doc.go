@@ -10,4 +10,8 @@
 // order breaks ties), and the others that hold are contributing causes. Values that cannot
 // be true are dropped first (sanity.go) and named in the evidence. The package is plain Go
 // with no pdata so it can be fuzzed and benchmarked on its own.
+//
+// Of the processor's packages it imports only internal/gpustate (the Allocation and Xid the
+// window hands over as they are); it never imports window, diagnose or parse: the join with
+// the window is internal/diagnose's.
 package classify

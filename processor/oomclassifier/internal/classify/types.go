@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gpumem/otelcol-gpumem/internal/ramp"
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/gpustate"
 )
 
 // Cause names, exactly as written to gpu.oom.cause (docs/causes.md). Dashboards depend on them.
@@ -88,13 +89,8 @@ type Process struct {
 	Series                          []Point // its memory over the window, oldest first
 }
 
-// XidEvent is one Xid reported on the GPU within the window.
-type XidEvent struct {
-	T           time.Time
-	Code        int
-	Fault       bool // the Xid catalog says it is an application or hardware fault
-	Description string
-}
+// XidEvent is one Xid reported on the GPU within the window: the window's own Xid.
+type XidEvent = gpustate.Xid
 
 // GPUState is the metric window's view of the matched GPU at the OOM's timestamp.
 // Classify accepts a nil *GPUState: no GPU could be matched.
@@ -134,11 +130,8 @@ type GPUState struct {
 }
 
 // Allocation is one nvidia.gpu.allocation point: the kubelet allocated the GPU (a MIG
-// instance, a time-sliced replica) to a container of a pod.
-type Allocation struct {
-	PodUID, PodName, Namespace, Container string
-	DeviceID, Resource                    string // the device plugin's id and extended resource name
-}
+// instance, a time-sliced replica) to a container of a pod. The window's own Allocation.
+type Allocation = gpustate.Allocation
 
 // Prediction is one nvidia.gpu.memory.oom_predicted record: the receiver saw this GPU's
 // memory grow steadily and forecast it full.

@@ -1,17 +1,13 @@
 package window
 
-import "time"
+import (
+	"time"
 
-// Allocation is one nvidia.gpu.allocation point: the kubelet allocated this GPU (a MIG
-// instance is its own resource, a time-sliced replica shares its GPU's) to a container of a pod.
-type Allocation struct {
-	PodUID    string // k8s.pod.uid
-	PodName   string // k8s.pod.name
-	Namespace string // k8s.namespace.name
-	Container string // k8s.container.name
-	DeviceID  string // nvidia.gpu.allocation.device_id: GPU-uuid, MIG-uuid, GPU-uuid::3
-	Resource  string // nvidia.gpu.allocation.resource: nvidia.com/gpu, nvidia.com/mig-1g.10gb, …
-}
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/gpustate"
+)
+
+// Allocation is one nvidia.gpu.allocation point (gpustate, shared with the classifier).
+type Allocation = gpustate.Allocation
 
 // AllocationPoint is an Allocation at a point's own time (Unix nanoseconds).
 type AllocationPoint struct {

@@ -1,15 +1,11 @@
-// Package window keeps a bounded history of GPU memory metrics per (host, GPU), indexed by the
-// data points' own timestamps, so that an OOM record can be classified against the state of its
-// GPU at the moment it happened even when metrics arrive late, batched or out of order.
-//
-// The package is pure: no pdata, no clock, no goroutines. The processor converts pdata into
-// Samples and Snapshots into the classifier's input.
 package window
 
 import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/gpumem/otelcol-gpumem/processor/oomclassifier/internal/gpustate"
 )
 
 // Kind names the metric stream a Sample belongs to (docs/metrics.md's names in comments).
@@ -105,16 +101,8 @@ type Sample struct {
 	Process ProcessInfo // ProcessBytes
 }
 
-// Xid is a driver Xid event kept as evidence. HWID is set when the record names the GPU;
-// otherwise BusID (normalised by the caller) ties it to the GPU that reports that bus id.
-type Xid struct {
-	T           time.Time
-	Code        int
-	Fault       bool
-	Description string
-	HWID        string
-	BusID       string
-}
+// Xid is a driver Xid event kept as evidence (gpustate, shared with the classifier).
+type Xid = gpustate.Xid
 
 // Overflow counts what the caps pushed out during one call; the processor adds these to its
 // internal telemetry. Points leaving the window by age are normal and not counted.

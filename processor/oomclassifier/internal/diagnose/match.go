@@ -1,4 +1,4 @@
-package oomclassifier
+package diagnose
 
 import (
 	"strconv"
@@ -36,8 +36,8 @@ func matchConfidence(m *window.Match, pod bool) string {
 
 // matchNote is the evidence sentence on the match of a record that names a pod; "" for
 // others. gpu is nil when no GPU was matched (the classifier has said why).
-func matchNote(m *window.Match, o *oomRecord, gpu *classify.GPUState) string {
-	if !o.pod.Known() {
+func matchNote(m *window.Match, in *Input, gpu *classify.GPUState) string {
+	if !in.Pod {
 		return ""
 	}
 	pod := podNoun(&m.Pod)
@@ -48,7 +48,7 @@ func matchNote(m *window.Match, o *oomRecord, gpu *classify.GPUState) string {
 	case window.PodNoOrdinal:
 		miss = capitalise(pod) + " had " + strconv.Itoa(m.PodGPUs) + " GPUs and the message names no device ordinal. "
 	case window.PodOrdinalBeyond:
-		miss = "The message's GPU " + strconv.Itoa(o.msg.DeviceIndex) + " is beyond the " + strconv.Itoa(m.PodGPUs) +
+		miss = "The message's GPU " + strconv.Itoa(in.OOM.DeviceIndex) + " is beyond the " + strconv.Itoa(m.PodGPUs) +
 			" GPUs of " + pod + ". "
 	}
 	if gpu == nil {
@@ -57,9 +57,9 @@ func matchNote(m *window.Match, o *oomRecord, gpu *classify.GPUState) string {
 	to := "Matched to " + shortID(gpu.HWID)
 	switch m.By {
 	case window.MatchedByPID:
-		return miss + to + " by host pid " + strconv.Itoa(o.pid) + ", which held memory there."
+		return miss + to + " by host pid " + strconv.Itoa(in.OOM.PID) + ", which held memory there."
 	case window.MatchedByVPID:
-		return to + " by pid " + strconv.Itoa(o.pid) + " inside " + pod + " (process.vpid of host pid " +
+		return to + " by pid " + strconv.Itoa(in.OOM.PID) + " inside " + pod + " (process.vpid of host pid " +
 			strconv.Itoa(m.HostPID) + ")."
 	case window.MatchedByContainer:
 		return to + " as the only GPU the processes of container " + shortID(m.Pod.ContainerID) + " (" + pod + ") held."
@@ -74,7 +74,7 @@ func matchNote(m *window.Match, o *oomRecord, gpu *classify.GPUState) string {
 		if m.FromAllocation {
 			of = "the " + strconv.Itoa(m.PodGPUs) + " GPUs the kubelet allocated to " + pod
 		}
-		s := to + " as GPU " + strconv.Itoa(o.msg.DeviceIndex) + " of " + of
+		s := to + " as GPU " + strconv.Itoa(in.OOM.DeviceIndex) + " of " + of
 		if m.MixedModels {
 			return s + " in PCI bus order; the GPUs are of different models, so CUDA's default order (fastest first) could not be checked."
 		}
@@ -82,7 +82,7 @@ func matchNote(m *window.Match, o *oomRecord, gpu *classify.GPUState) string {
 	case window.MatchedByOnlyGPU:
 		return miss + to + " as the host's only GPU."
 	case window.MatchedByNodeOrdinal:
-		return miss + to + " by the message's GPU " + strconv.Itoa(o.msg.DeviceIndex) +
+		return miss + to + " by the message's GPU " + strconv.Itoa(in.OOM.DeviceIndex) +
 			" read as the node's nvidia.gpu.index, which could not be checked against the pod: CUDA inside a pod numbers only the pod's own GPUs."
 	}
 	return strings.TrimSpace(miss)

@@ -1,4 +1,4 @@
-package oomclassifier
+package diagnose
 
 import (
 	"cmp"
@@ -24,7 +24,7 @@ import (
 // ownPID says that the message's process figure is about oom.PID's process: the message names
 // no pid ("this process") or the pid the record was matched by. A figure about another pid
 // says nothing of this process's bytes.
-func retime(store *window.Store, th *classify.Thresholds, buf *classifyBuf, q *window.Query, oom *classify.OOM, ownPID bool) (note string, doubt bool) {
+func retime(store *window.Store, th *classify.Thresholds, buf *buffer, q *window.Query, oom *classify.OOM, ownPID bool) (note string, doubt bool) {
 	if th.SkewSearch <= 0 {
 		return "", false
 	}
