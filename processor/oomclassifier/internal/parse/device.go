@@ -297,7 +297,7 @@ func isTalk(w string, i int) bool {
 			return true
 		}
 	}
-	if quotedNoun(before) || proseBefore(sentence) || narrated(before) && !sourceFramed(sentence) {
+	if quotedNoun(before) || proseBefore(sentence) || changeEntry(sentence) || narrated(before) && !sourceFramed(sentence) {
 		return true
 	}
 	end := i
@@ -316,6 +316,39 @@ func isTalk(w string, i int) bool {
 // (PyTorch's "If reserved but unallocated memory is large…", TF's "Hint: If
 // you want to see…").
 var conditionWords = [...]string{"if", "when", "whenever", "unless", "you", "your", "means", "hints", "tips", "how to", "what to do"}
+
+// changeVerbs, among the three words before a failure phrase, make it a
+// change described (a pull request's title, a changelog entry, a commit
+// subject: "Fix GPU CUDA out of memory error when …", "Handle CUDA out of
+// memory in …"), also behind a log line's or a job runner's prefix: the
+// failure is the verb's object, not something printed. A library's template
+// does not name a repair just before its failure phrase.
+var changeVerbs = [...]string{"fix", "fixes", "fixed", "fixing", "resolve", "resolves", "resolved", "resolving", "handle", "handles", "handled", "handling", "catch", "catches", "mitigate", "mitigates"}
+
+// changeEntry reports one of changeVerbs (whole word, any case) among the
+// last three words (runs of letters) of sentence.
+func changeEntry(sentence string) bool {
+	e := len(sentence)
+	for w := 0; w < 3; w++ {
+		for e > 0 && !isLetter(sentence[e-1]) {
+			e--
+		}
+		s := e
+		for s > 0 && isLetter(sentence[s-1]) {
+			s--
+		}
+		if s == e {
+			return false
+		}
+		for _, v := range changeVerbs {
+			if len(v) == e-s && strings.EqualFold(sentence[s:e], v) {
+				return true
+			}
+		}
+		e = s
+	}
+	return false
+}
 
 // proseBefore reports a conditionWord in sentence (folded, whole words).
 func proseBefore(sentence string) bool {

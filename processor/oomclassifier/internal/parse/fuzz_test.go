@@ -22,6 +22,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(c.Text)
 	}
 	f.Add("")
+	f.Add("Fix GPU CUDA out of memory error when")               // a repair verb before the phrase
+	f.Add("fix\x00 CUDA out of memory. Tried to allocate 2 GiB") // a verb cut by a byte that is no space
 	f.Add("\xff\xfe CUDA out of memory. Tried to allocate \xc3\x28 GiB (GPU \xff; ")
 	f.Add("Out of memory allocating 9,999,999,999,999,999,999,999 bytes (allocated so far: ,,, bytes).")
 	f.Add("CUDA out of memory. Tried to allocate 99999999999999999999.99 EiB. GPU 99999999999999999999 has a total capacity of")

@@ -13,7 +13,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// corpusCase is one entry of testdata/corpus.yaml. Want is nil for a
+// corpusCase is one entry of testdata/cases.yaml. Want is nil for a
 // look-alike that must not be recognised; a number missing from Want must be
 // absent (-1). Expected byte values were computed independently of this
 // package, with Python's fractions.Fraction, from the text of each message.
@@ -43,7 +43,7 @@ type wantCase struct {
 
 func loadCorpus(tb testing.TB) []corpusCase {
 	tb.Helper()
-	raw, err := os.ReadFile("testdata/corpus.yaml")
+	raw, err := os.ReadFile("testdata/cases.yaml")
 	if err != nil {
 		tb.Fatalf("read corpus: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 // reserved memory.
 
 func TestParsePyTorchLegacyCachedEdges(t *testing.T) {
-	// The < 1.4 shape of pytorch_1x_cached in testdata/corpus.yaml with its
+	// The < 1.4 shape of pytorch_1x_cached in testdata/cases.yaml with its
 	// figures set to the edges: reserved is allocated + cached.
 	tests := []struct {
 		name, s  string
