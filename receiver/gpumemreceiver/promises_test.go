@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // Tests of promises the README makes, each written against a small bug that broke it.
@@ -34,8 +34,8 @@ func TestXidKmsgUnopenableKeepsNVMLEvents(t *testing.T) {
 	sink := &consumertest.LogsSink{}
 	r.nextLogs = sink
 	lib := newFakeNVML(newFakeGPU(0))
-	r.newBackend = func(c *Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath}, nil
+	r.newBackend = func(c *Config) (node.Node, error) {
+		return node.Node{Lib: lib, ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath}, nil
 	}
 	clock := newXidClock()
 	clock.install(r)

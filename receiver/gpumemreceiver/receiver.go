@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/podresources"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
@@ -27,7 +28,7 @@ type gpuMemReceiver struct {
 	now func() time.Time
 
 	// newBackend builds the nvml.Interface and the proc tree; replaced in tests.
-	newBackend func(*Config) (nvmlx.Backend, error)
+	newBackend func(*Config) (node.Node, error)
 	// retryMin overrides the first NVML init retry delay; tests shorten it.
 	retryMin time.Duration
 	// xidTicker paces the Xid merge; nil is a real ticker, tests tick by hand.
@@ -37,7 +38,7 @@ type gpuMemReceiver struct {
 	nextLogs consumer.Logs
 
 	sess    *nvmlx.Session
-	backend nvmlx.Backend
+	backend node.Node
 	// pidNS is the collector's PID namespace and what it hides (pidnamespace.go).
 	pidNS *pidNamespace
 	// kubelet is the node's kubelet as a source of pod allocations and names; nil when
@@ -53,8 +54,8 @@ func newGPUMemReceiver(cfg *Config, set receiver.Settings) *gpuMemReceiver {
 	return &gpuMemReceiver{cfg: cfg, set: set, now: time.Now, newBackend: defaultBackend}
 }
 
-func defaultBackend(cfg *Config) (nvmlx.Backend, error) {
-	return nvmlx.NewBackend(cfg.backendConfig())
+func defaultBackend(cfg *Config) (node.Node, error) {
+	return node.New(cfg.backendConfig())
 }
 
 // Start builds the backend and opens the NVML session. Nothing touches the outside world

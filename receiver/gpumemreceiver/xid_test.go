@@ -19,7 +19,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // xidHarness is a receiver on fake NVML with a kernel log file the test appends to, and the
@@ -86,8 +86,8 @@ func newXidHarness(t *testing.T, nvmlEvents bool, gpus ...*fakeGPU) *xidHarness 
 	h.r = newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	h.r.nextLogs = h.sink
 	h.clock.install(h.r)
-	h.r.newBackend = func(c *Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: h.lib, ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath, Boot: h.boot}, nil
+	h.r.newBackend = func(c *Config) (node.Node, error) {
+		return node.Node{Lib: h.lib, ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath, Boot: h.boot}, nil
 	}
 	require.NoError(t, h.r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, h.r.Shutdown(context.Background())) })
@@ -205,8 +205,8 @@ func TestXidKmsgUnreadableIsNotFatal(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Xid.KmsgPath = filepath.Join(t.TempDir(), "missing", "kmsg")
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
-	r.newBackend = func(c *Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: newFakeNVML(newFakeGPU(0)), ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath}, nil
+	r.newBackend = func(c *Config) (node.Node, error) {
+		return node.Node{Lib: newFakeNVML(newFakeGPU(0)), ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath}, nil
 	}
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, r.Shutdown(context.Background()))

@@ -22,7 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // counterValue is the sum of a counter's points, 0 when it has none yet.
@@ -52,7 +52,7 @@ func startTelemetry(t *testing.T, tt *componenttest.Telemetry, next consumer.Log
 	r := newGPUMemReceiver(cfg, set)
 	r.nextLogs = next
 	lib := newFakeNVML(newFakeGPU(0))
-	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
+	r.newBackend = func(*Config) (node.Node, error) { return node.Node{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
 	clock := newXidClock()
 	clock.install(r)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
