@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -88,7 +89,7 @@ func (r *gpuMemReceiver) Start(ctx context.Context, host component.Host) error {
 		_ = r.kubelet.Start(ctx)
 	}
 	r.scraper = r.newScraper()
-	r.sess.Start(host)
+	r.sess.Start(reportTo(host))
 	r.xids = &xidSource{
 		sess: r.sess, lib: b.Lib, kmsgPath: b.KmsgPath, nvmlWatch: r.cfg.Xid.NVMLEvents, boot: b.Boot,
 		logger: r.set.Logger, now: r.now, emit: r.emitXids, tel: r.xidTel,
@@ -188,4 +189,15 @@ func (r *gpuMemReceiver) scrapeMetrics(ctx context.Context) (pmetric.Metrics, er
 		return pmetric.NewMetrics(), nil
 	}
 	return r.scraper.scrape(ctx)
+}
+
+// reportTo turns the NVML session's reports into the component's status on host.
+func reportTo(host component.Host) nvmlx.Report {
+	return func(err error) {
+		if err != nil {
+			componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(err))
+			return
+		}
+		componentstatus.ReportStatus(host, componentstatus.NewEvent(componentstatus.StatusOK))
+	}
 }
