@@ -21,6 +21,7 @@ import (
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // observed is a receiver started on a mock library with a settable clock, its logs and its
@@ -156,7 +157,7 @@ func TestXid79MarksTheGPULost(t *testing.T) {
 
 	var dev *nvmlx.Device
 	require.NoError(t, o.r.sess.WithDevices(func(_ string, ds []*nvmlx.Device) { dev = ds[0] }))
-	o.r.emitXids([]xidEvent{{code: 79, dev: dev, busID: g.busID, kmsg: true}})
+	o.r.emitXids([]xidsource.Event{{Code: 79, Dev: dev, BusID: g.busID, Kmsg: true}})
 	got, err = o.scrape(t)
 	require.NoError(t, err)
 	assert.Equal(t, "failed", status(t, got[g.uuid]))

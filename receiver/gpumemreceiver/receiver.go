@@ -19,6 +19,7 @@ import (
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/podresources"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // gpuMemReceiver is the one instance per component ID that the metrics scraper (and the Xid
@@ -46,7 +47,7 @@ type gpuMemReceiver struct {
 	// neither kubernetes.pod_resources_socket nor pod_logs_dir is set.
 	kubelet  *podresources.Source
 	scraper  *metricsScraper
-	xids     *xidSource
+	xids     *xidsource.Source
 	xidTel   *xidTelemetry
 	switches *metadata.ResourceSwitches
 }
@@ -90,23 +91,23 @@ func (r *gpuMemReceiver) Start(ctx context.Context, host component.Host) error {
 	}
 	r.scraper = r.newScraper()
 	r.sess.Start(reportTo(host))
-	r.xids = &xidSource{
-		sess: r.sess, lib: b.Lib, kmsgPath: b.KmsgPath, nvmlWatch: r.cfg.Xid.NVMLEvents, boot: b.Boot,
-		logger: r.set.Logger, now: r.now, emit: r.emitXids, tel: r.xidTel,
-		newTicker: r.xidTicker,
-	}
-	r.xids.start()
+	r.xids = xidsource.New(xidsource.Options{
+		Sess: r.sess, Lib: b.Lib, KmsgPath: b.KmsgPath, NVMLWatch: r.cfg.Xid.NVMLEvents, Boot: b.Boot,
+		Logger: r.set.Logger, Now: r.now, Emit: r.emitXids, Dropped: r.xidTel.drop,
+		NewTicker: r.xidTicker,
+	})
+	r.xids.Start()
 	return nil
 }
 
 // emitXids counts each occurrence for nvidia.gpu.xid.errors and sends the records on.
-func (r *gpuMemReceiver) emitXids(events []xidEvent) {
+func (r *gpuMemReceiver) emitXids(events []xidsource.Event) {
 	for i := range events {
-		if d := events[i].dev; d != nil {
-			d.Xids.Add(events[i].code)
-			if events[i].code == nvmlx.XidFallenOffTheBus {
+		if d := events[i].Dev; d != nil {
+			d.Xids.Add(events[i].Code)
+			if events[i].Code == nvmlx.XidFallenOffTheBus {
 				_ = r.sess.WithDevices(func(string, []*nvmlx.Device) {
-					d.MarkLost(fmt.Sprintf("Xid %d (%s)", nvmlx.XidFallenOffTheBus, events[i].source()), r.set.Logger)
+					d.MarkLost(fmt.Sprintf("Xid %d (%s)", nvmlx.XidFallenOffTheBus, events[i].Source()), r.set.Logger)
 				})
 			}
 		}
@@ -169,7 +170,7 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 // Shutdown is safe without Start and more than once.
 func (r *gpuMemReceiver) Shutdown(context.Context) error {
 	if r.xids != nil {
-		r.xids.shutdown() // before the session: it waits on NVML through the gate
+		r.xids.Shutdown() // before the session: it waits on NVML through the gate
 	}
 	if r.sess != nil {
 		r.sess.Shutdown()
