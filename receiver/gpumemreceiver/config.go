@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/scraper/scraperhelper"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // Config is the gpu_mem receiver's configuration.
@@ -103,13 +103,13 @@ const maxRunwayPoints = 7200
 func (cfg *Config) Validate() error {
 	var errs []error
 	switch cfg.Backend {
-	case nvmlx.BackendNVML:
+	case node.NVML:
 		if cfg.Simulated.Scenario != "" || cfg.Simulated.LogDir != "" {
 			errs = append(errs, errors.New("'simulated' is only used with 'backend: simulated'"))
 		}
-	case nvmlx.BackendSimulated:
+	case node.Simulated:
 	default:
-		errs = append(errs, fmt.Errorf("'backend' must be %q or %q, got %q", nvmlx.BackendNVML, nvmlx.BackendSimulated, cfg.Backend))
+		errs = append(errs, fmt.Errorf("'backend' must be %q or %q, got %q", node.NVML, node.Simulated, cfg.Backend))
 	}
 	if cfg.CollectionInterval < 100*time.Millisecond {
 		errs = append(errs, fmt.Errorf("'collection_interval' must be at least 100ms, got %s", cfg.CollectionInterval))
@@ -128,8 +128,8 @@ func (cfg *Config) Validate() error {
 }
 
 // backendConfig is what the driver layer needs of the configuration to build the backend.
-func (cfg *Config) backendConfig() nvmlx.BackendConfig {
-	return nvmlx.BackendConfig{
+func (cfg *Config) backendConfig() node.Config {
+	return node.Config{
 		Kind: cfg.Backend, LibraryPath: cfg.LibraryPath, ProcRoot: cfg.Processes.ProcRoot,
 		KmsgPath: cfg.Xid.KmsgPath, Scenario: cfg.Simulated.Scenario, LogDir: cfg.Simulated.LogDir,
 		PodResourcesSocket: cfg.Kubernetes.PodResourcesSocket, PodLogsDir: cfg.Kubernetes.PodLogsDir,

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/sharedcomponent"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // receivers holds one instance per component ID, shared by the metrics and logs signals.
@@ -37,9 +37,9 @@ func createDefaultConfig() component.Config {
 	return &Config{
 		ControllerConfig:     cc,
 		MetricsBuilderConfig: metadata.DefaultMetricsBuilderConfig(),
-		Backend:              nvmlx.BackendNVML,
+		Backend:              node.NVML,
 		Processes:            ProcessesConfig{Enabled: true, ProcRoot: "/proc"},
-		Xid:                  XidConfig{NVMLEvents: true, KmsgPath: nvmlx.DefaultKmsgPath},
+		Xid:                  XidConfig{NVMLEvents: true, KmsgPath: node.DefaultKmsgPath},
 		// 15 min is time to act on a page; 10 min of history gives a fit that sees through
 		// noise; 2 min of steady growth is the classifier's leak_min_duration default.
 		Runway: RunwayConfig{Enabled: true, WarnBelow: 15 * time.Minute, Window: 10 * time.Minute, MinDuration: 2 * time.Minute},
@@ -47,7 +47,7 @@ func createDefaultConfig() component.Config {
 		// needs no configuration, and on a host that is no node both are simply absent.
 		// 10 s keeps a new pod's allocation visible before its first OOM is likely, at one
 		// List per 10 s (the kubelet answers from memory).
-		Kubernetes: KubernetesConfig{PodResourcesSocket: nvmlx.DefaultPodResourcesSocket, PodLogsDir: nvmlx.DefaultPodLogsDir, RefreshInterval: 10 * time.Second},
+		Kubernetes: KubernetesConfig{PodResourcesSocket: node.DefaultPodResourcesSocket, PodLogsDir: node.DefaultPodLogsDir, RefreshInterval: 10 * time.Second},
 	}
 }
 

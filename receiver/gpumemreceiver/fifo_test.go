@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // promptly runs fn and fails the test if it takes longer than a few seconds; unblock is
@@ -51,7 +51,7 @@ func TestStartDoesNotBlockOnKmsgFIFO(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "kmsg")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	cfg := createDefaultConfig().(*Config)
-	cfg.Backend = nvmlx.BackendSimulated
+	cfg.Backend = node.Simulated
 	cfg.Xid.KmsgPath = fifo
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	err := promptly(t, "Start", func() error { return r.Start(context.Background(), componenttest.NewNopHost()) }, openOther(fifo, os.O_RDONLY))
@@ -71,7 +71,7 @@ func TestStartDoesNotBlockOnScenarioFIFO(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "scenario.yaml")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	cfg := createDefaultConfig().(*Config)
-	cfg.Backend = nvmlx.BackendSimulated
+	cfg.Backend = node.Simulated
 	cfg.Simulated.Scenario = fifo
 	cfg.Xid.KmsgPath = ""
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))

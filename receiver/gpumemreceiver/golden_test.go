@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
 )
 
@@ -35,17 +35,17 @@ func TestGoldenScrape(t *testing.T) {
 	now := func() time.Time { return clock }
 
 	cfg := createDefaultConfig().(*Config)
-	cfg.Backend = nvmlx.BackendSimulated
+	cfg.Backend = node.Simulated
 	cfg.Xid.KmsgPath = ""
 	cfg.Xid.NVMLEvents = false
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	r.now = now
-	r.newBackend = func(*Config) (nvmlx.Backend, error) {
+	r.newBackend = func(*Config) (node.Node, error) {
 		sim, err := simnvml.New(simnvml.BuiltinScenario(), simnvml.Options{Now: now, Start: start})
 		if err != nil {
-			return nvmlx.Backend{}, err
+			return node.Node{}, err
 		}
-		return nvmlx.Backend{Lib: sim, ProcFS: sim.ProcFS()}, nil
+		return node.Node{Lib: sim, ProcFS: sim.ProcFS()}, nil
 	}
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	defer func() { require.NoError(t, r.Shutdown(context.Background())) }()

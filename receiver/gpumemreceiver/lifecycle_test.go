@@ -18,13 +18,13 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 func TestFactoryLifecycle(t *testing.T) {
 	f := NewFactory()
 	cfg := f.CreateDefaultConfig().(*Config)
-	cfg.Backend = nvmlx.BackendSimulated
+	cfg.Backend = node.Simulated
 	cfg.Xid.KmsgPath = ""
 	set := receivertest.NewNopSettings(metadata.Type)
 
@@ -131,7 +131,7 @@ func TestInitFailureKeepsTheGateShut(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Xid.KmsgPath = ""
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
-	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
+	r.newBackend = func(*Config) (node.Node, error) { return node.Node{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
 	r.retryMin = 10 * time.Millisecond
 	host := &statusHost{Host: componenttest.NewNopHost()}
 	require.NoError(t, r.Start(context.Background(), host), "a missing driver does not stop the collector")

@@ -19,7 +19,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // observed is a receiver started on a mock library with a settable clock, its logs and its
@@ -44,7 +46,7 @@ func startObserved(t *testing.T, lib nvml.Interface) *observed {
 	set.Logger = zap.New(core)
 	o.r = newGPUMemReceiver(cfg, set)
 	o.r.now = func() time.Time { return o.clock }
-	o.r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
+	o.r.newBackend = func(*Config) (node.Node, error) { return node.Node{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
 	require.NoError(t, o.r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() {
 		require.NoError(t, o.r.Shutdown(context.Background()))
@@ -155,7 +157,7 @@ func TestXid79MarksTheGPULost(t *testing.T) {
 
 	var dev *nvmlx.Device
 	require.NoError(t, o.r.sess.WithDevices(func(_ string, ds []*nvmlx.Device) { dev = ds[0] }))
-	o.r.emitXids([]xidEvent{{code: 79, dev: dev, busID: g.busID, kmsg: true}})
+	o.r.emitXids([]xidsource.Event{{Code: 79, Dev: dev, BusID: g.busID, Kmsg: true}})
 	got, err = o.scrape(t)
 	require.NoError(t, err)
 	assert.Equal(t, "failed", status(t, got[g.uuid]))

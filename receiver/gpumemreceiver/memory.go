@@ -16,10 +16,16 @@ import (
 // reserved and unattributed.
 const memoryMetricsLen = 6
 
+// memoryState is the memory concern's per-device state: whether memory info v2 works.
+type memoryState struct{ v2 nvmlx.Support }
+
+func (st *memoryState) probe(d *nvmlx.Device) { st.v2 = d.Initial(nvmlx.CallMemoryInfoV2) }
+
 // recordMemory records the framebuffer metrics of a device and returns the reading for the
-// metrics that build on it; ok is false when there is none.
-func (s *metricsScraper) recordMemory(d *nvmlx.Device, ts pcommon.Timestamp) (mem memoryReading, ok bool, lost int, err error) {
-	mem, err = readMemory(d)
+// metrics that build on it; ok is false when there is none. guard sees the readings no GPU
+// can give.
+func recordMemory(mb *metadata.MetricsBuilder, guard *readingGuard, d *nvmlx.Device, st *memoryState, ts pcommon.Timestamp) (mem memoryReading, ok bool, lost int, err error) {
+	mem, err = readMemory(d, st)
 	switch {
 	case err == nil:
 	case d.MIGEnabled() && errors.Is(err, nvml.ERROR_NO_PERMISSION):
@@ -31,21 +37,21 @@ func (s *metricsScraper) recordMemory(d *nvmlx.Device, ts pcommon.Timestamp) (me
 	}
 	mem, why, ok := checkMemory(mem)
 	if why != rejectNone {
-		s.guard.reject(d, why, zap.Int64("total", mem.total), zap.Int64("used", mem.used),
+		guard.reject(d, why, zap.Int64("total", mem.total), zap.Int64("used", mem.used),
 			zap.Int64("free", mem.free), zap.Int64("reserved", mem.reserved))
 	}
 	if !ok {
 		// Not an NVML failure: the call answered, with numbers no GPU can have.
 		return mem, false, 0, nil
 	}
-	s.mb.RecordInt(metadata.HwGpuMemoryUsage, ts, mem.used)
-	s.mb.RecordInt(metadata.HwGpuMemoryLimit, ts, mem.total)
-	s.mb.RecordInt(metadata.NvidiaGpuMemoryFree, ts, mem.free)
+	mb.RecordInt(metadata.HwGpuMemoryUsage, ts, mem.used)
+	mb.RecordInt(metadata.HwGpuMemoryLimit, ts, mem.total)
+	mb.RecordInt(metadata.NvidiaGpuMemoryFree, ts, mem.free)
 	if mem.total > 0 {
-		s.mb.RecordDouble(metadata.HwGpuMemoryUtilization, ts, float64(mem.used)/float64(mem.total))
+		mb.RecordDouble(metadata.HwGpuMemoryUtilization, ts, float64(mem.used)/float64(mem.total))
 	}
 	if mem.hasReserved {
-		s.mb.RecordInt(metadata.NvidiaGpuMemoryReserved, ts, mem.reserved)
+		mb.RecordInt(metadata.NvidiaGpuMemoryReserved, ts, mem.reserved)
 	}
 	return mem, true, 0, nil
 }
@@ -63,10 +69,10 @@ type memoryReading struct {
 
 // readMemory prefers memory info v2, whose used excludes the driver's reserve, and falls back
 // to v1 (used = total - free, reserve included and unknown) on drivers or parts without it.
-func readMemory(d *nvmlx.Device) (memoryReading, error) {
-	if d.Support.MemoryV2 != nvmlx.Unsupported {
+func readMemory(d *nvmlx.Device, st *memoryState) (memoryReading, error) {
+	if st.v2 != nvmlx.Unsupported {
 		m, r := d.Handle.GetMemoryInfo_v2()
-		ok, err := d.Support.MemoryV2.Check(r)
+		ok, err := st.v2.Check(r)
 		if err != nil {
 			return memoryReading{}, fmt.Errorf("read memory info v2 of GPU %s: %w", d.UUID, err)
 		}

@@ -27,25 +27,33 @@ var computeModes = [...]struct {
 	{nvml.COMPUTEMODE_PROHIBITED, metadata.AttrNvidiaGpuComputeModeProhibited},
 }
 
+// modesState is the modes concern's per-device state: whether each call works.
+type modesState struct{ persistence, compute nvmlx.Support }
+
+func (st *modesState) probe(d *nvmlx.Device) {
+	st.persistence = d.Initial(nvmlx.CallPersistenceMode)
+	st.compute = d.Initial(nvmlx.CallComputeMode)
+}
+
 // recordModes records persistence and compute mode. The two calls are independent: one
 // failing costs its own metric only.
-func (s *metricsScraper) recordModes(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
+func recordModes(mb *metadata.MetricsBuilder, d *nvmlx.Device, st *modesState, ts pcommon.Timestamp) (lost int, err error) {
 	var persistenceErr, computeErr error
-	if d.Support.Persistence != nvmlx.Unsupported && s.mb.Enabled(metadata.NvidiaGpuPersistenceMode) {
+	if st.persistence != nvmlx.Unsupported && mb.Enabled(metadata.NvidiaGpuPersistenceMode) {
 		mode, r := d.Handle.GetPersistenceMode()
-		if ok, err := d.Support.Persistence.Check(r); err != nil {
+		if ok, err := st.persistence.Check(r); err != nil {
 			lost, persistenceErr = lost+1, fmt.Errorf("read persistence mode of GPU %s: %w", d.UUID, err)
 		} else if ok {
-			s.mb.RecordInt(metadata.NvidiaGpuPersistenceMode, ts, boolInt(mode == nvml.FEATURE_ENABLED))
+			mb.RecordInt(metadata.NvidiaGpuPersistenceMode, ts, boolInt(mode == nvml.FEATURE_ENABLED))
 		}
 	}
-	if d.Support.ComputeMode != nvmlx.Unsupported && s.mb.Enabled(metadata.NvidiaGpuComputeMode) {
+	if st.compute != nvmlx.Unsupported && mb.Enabled(metadata.NvidiaGpuComputeMode) {
 		mode, r := d.Handle.GetComputeMode()
-		if ok, err := d.Support.ComputeMode.Check(r); err != nil {
+		if ok, err := st.compute.Check(r); err != nil {
 			lost, computeErr = lost+1, fmt.Errorf("read compute mode of GPU %s: %w", d.UUID, err)
 		} else if ok {
 			for _, m := range computeModes {
-				if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuComputeMode, ts, boolInt(mode == m.mode)); ok {
+				if dp, ok := mb.RecordInt(metadata.NvidiaGpuComputeMode, ts, boolInt(mode == m.mode)); ok {
 					dp.Attributes().PutStr(metadata.AttrNvidiaGpuComputeMode, m.name)
 				}
 			}

@@ -20,7 +20,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/pidns"
 )
 
@@ -34,7 +34,7 @@ func startLogged(t *testing.T, lib nvml.Interface, fsys fs.FS) (*gpuMemReceiver,
 	set := receivertest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
 	r := newGPUMemReceiver(cfg, set)
-	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fsys}, nil }
+	r.newBackend = func(*Config) (node.Node, error) { return node.Node{Lib: lib, ProcFS: fsys}, nil }
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
 	return r, logs
@@ -121,8 +121,8 @@ func startInNamespace(t *testing.T, lib nvml.Interface, fsys fs.FS, res pidns.Re
 	set := receivertest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
 	r := newGPUMemReceiver(cfg, set)
-	r.newBackend = func(*Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: lib, ProcFS: fsys, PIDNamespace: res}, nil
+	r.newBackend = func(*Config) (node.Node, error) {
+		return node.Node{Lib: lib, ProcFS: fsys, PIDNamespace: res}, nil
 	}
 	require.NoError(t, r.Start(context.Background(), host))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })

@@ -14,7 +14,7 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/simkubelet"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // BenchmarkScrapeKubernetes is BenchmarkScrape on a Kubernetes node: the 16 processes of
@@ -83,8 +83,8 @@ func startKubernetesBenchNode(b *testing.B, refresh time.Duration, dra bool) *gp
 	cfg.Kubernetes.RefreshInterval = refresh
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	lib, fsys := newFakeNVML(gpus...), procTree(tree)
-	r.newBackend = func(*Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: lib, ProcFS: fsys, PodResourcesSocket: socket, PodLogsDir: podLogs}, nil
+	r.newBackend = func(*Config) (node.Node, error) {
+		return node.Node{Lib: lib, ProcFS: fsys, PodResourcesSocket: socket, PodLogsDir: podLogs}, nil
 	}
 	require.NoError(b, r.Start(context.Background(), componenttest.NewNopHost()))
 	b.Cleanup(func() { require.NoError(b, r.Shutdown(context.Background())) })

@@ -19,7 +19,7 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/simkubelet"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
 )
 
@@ -51,7 +51,7 @@ func startPodNode(t *testing.T, cfg *Config) *podNode {
 
 func builtinConfig() *Config {
 	cfg := createDefaultConfig().(*Config)
-	cfg.Backend = nvmlx.BackendSimulated
+	cfg.Backend = node.Simulated
 	cfg.Xid.KmsgPath = ""
 	cfg.Runway.Enabled = false
 	return cfg

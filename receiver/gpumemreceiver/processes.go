@@ -18,8 +18,8 @@ const processMetricsLen = 3
 
 // recordProcessesOf lists the device's processes and records them and, with a v2 memory
 // reading, the memory no process accounts for.
-func (s *metricsScraper) recordProcessesOf(d *nvmlx.Device, ts pcommon.Timestamp, mem memoryReading, memOK bool) (lost int, err error) {
-	procs, err := readProcesses(d, s.procBuf[:0])
+func (s *metricsScraper) recordProcessesOf(d *nvmlx.Device, st *processesState, ts pcommon.Timestamp, mem memoryReading, memOK bool) (lost int, err error) {
+	procs, err := readProcesses(d, st, s.procBuf[:0])
 	s.procBuf = procs
 	if err != nil {
 		return processMetricsLen, err
@@ -42,14 +42,22 @@ type gpuProcess struct {
 	bytes int64 // -1 when NVML cannot tell (NVML_VALUE_NOT_AVAILABLE)
 }
 
+// processesState is the process list concern's per-device state: whether each list works.
+// Both are probed afresh whatever the library exports (go-nvml resolves their symbols).
+type processesState struct{ compute, graphics nvmlx.Support }
+
+func (st *processesState) probe() {
+	st.compute, st.graphics = nvmlx.SupportUnknown, nvmlx.SupportUnknown
+}
+
 // readProcesses appends the device's compute and graphics processes to buf. A process with
 // both kinds of context is listed under each, as NVML lists it.
-func readProcesses(d *nvmlx.Device, buf []gpuProcess) ([]gpuProcess, error) {
+func readProcesses(d *nvmlx.Device, st *processesState, buf []gpuProcess) ([]gpuProcess, error) {
 	var err error
-	if buf, err = appendProcesses(buf, d, &d.Support.Compute, metadata.AttrNvidiaGpuProcessTypeCompute, d.Handle.GetComputeRunningProcesses); err != nil {
+	if buf, err = appendProcesses(buf, d, &st.compute, metadata.AttrNvidiaGpuProcessTypeCompute, d.Handle.GetComputeRunningProcesses); err != nil {
 		return buf, err
 	}
-	return appendProcesses(buf, d, &d.Support.Graphics, metadata.AttrNvidiaGpuProcessTypeGraphics, d.Handle.GetGraphicsRunningProcesses)
+	return appendProcesses(buf, d, &st.graphics, metadata.AttrNvidiaGpuProcessTypeGraphics, d.Handle.GetGraphicsRunningProcesses)
 }
 
 func appendProcesses(buf []gpuProcess, d *nvmlx.Device, sup *nvmlx.Support, typ string, list func() ([]nvml.ProcessInfo, nvml.Return)) ([]gpuProcess, error) {

@@ -19,27 +19,38 @@ import (
 // (https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). This is what
 // nvidia-smi pmon prints as sm and mem.
 
+// processUtilState is the per-process utilization concern's per-device state: whether the
+// call works, and NVML's timestamp (µs) of the newest sample read, which outlives a probe.
+type processUtilState struct {
+	support nvmlx.Support
+	seen    uint64
+}
+
+func (st *processUtilState) probe(d *nvmlx.Device) {
+	st.support = d.Initial(nvmlx.CallProcessUtilization)
+}
+
 // recordProcessUtilization records each sampled process's SM and memory-controller busy
 // fraction; a failed read costs that one metric.
-func (s *metricsScraper) recordProcessUtilization(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
+func (s *metricsScraper) recordProcessUtilization(d *nvmlx.Device, st *processUtilState, ts pcommon.Timestamp) (lost int, err error) {
 	// In MIG mode NVML answers NOT_SUPPORTED, which must not switch the call off for good:
 	// the GPU may leave MIG mode.
-	if s.procs == nil || d.Support.ProcessUtil == nvmlx.Unsupported || d.MIGEnabled() || !s.mb.Enabled(metadata.NvidiaGpuProcessUtilization) {
+	if s.procs == nil || st.support == nvmlx.Unsupported || d.MIGEnabled() || !s.mb.Enabled(metadata.NvidiaGpuProcessUtilization) {
 		return 0, nil
 	}
-	samples, r := d.Handle.GetProcessUtilization(d.ProcessUtilSeen)
+	samples, r := d.Handle.GetProcessUtilization(st.seen)
 	switch r {
 	case nvml.ERROR_NOT_FOUND:
 		// No process was busy since the last read.
-		d.Support.ProcessUtil = nvmlx.Supported
+		st.support = nvmlx.Supported
 		return 0, nil
 	case nvml.ERROR_INSUFFICIENT_SIZE:
 		// go-nvml's answer when the driver has no samples at all, or when a process started
 		// between its size query and its read: the next scrape has them.
-		d.Support.ProcessUtil = nvmlx.Supported
+		st.support = nvmlx.Supported
 		return 0, nil
 	}
-	ok, err := d.Support.ProcessUtil.Check(r)
+	ok, err := st.support.Check(r)
 	if err != nil {
 		return 1, fmt.Errorf("read process utilization of GPU %s: %w", d.UUID, err)
 	}
@@ -48,7 +59,7 @@ func (s *metricsScraper) recordProcessUtilization(d *nvmlx.Device, ts pcommon.Ti
 	}
 	s.mb.Reserve(metadata.NvidiaGpuProcessUtilization, 2*len(samples))
 	for i, p := range samples {
-		d.ProcessUtilSeen = max(d.ProcessUtilSeen, p.TimeStamp)
+		st.seen = max(st.seen, p.TimeStamp)
 		if newerSampleOf(samples[i+1:], p) {
 			continue // asked from 0 (the first read), the driver may hold several per process
 		}

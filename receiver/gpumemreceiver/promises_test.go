@@ -17,7 +17,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // Tests of promises the README makes, each written against a small bug that broke it.
@@ -34,8 +35,8 @@ func TestXidKmsgUnopenableKeepsNVMLEvents(t *testing.T) {
 	sink := &consumertest.LogsSink{}
 	r.nextLogs = sink
 	lib := newFakeNVML(newFakeGPU(0))
-	r.newBackend = func(c *Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath}, nil
+	r.newBackend = func(c *Config) (node.Node, error) {
+		return node.Node{Lib: lib, ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath}, nil
 	}
 	clock := newXidClock()
 	clock.install(r)
@@ -44,14 +45,14 @@ func TestXidKmsgUnopenableKeepsNVMLEvents(t *testing.T) {
 
 	lib.events <- xidAt{device: 0, xid: 48}
 	clock.settle(t, r.xids, 1)
-	clock.pass(xidMergeWindow)
+	clock.pass(xidsource.MergeWindow)
 	require.Equal(t, 1, sink.LogRecordCount(), "an NVML Xid still arrives without the kernel log")
 	lr := sink.AllLogs()[0].ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
 	assert.Equal(t, "nvml", lr.Attributes().AsRaw()["nvidia.gpu.xid.source"])
 
 	lib.events <- xidAt{device: 0, xid: 63}
 	clock.settle(t, r.xids, 2)
-	clock.pass(xidMergeWindow)
+	clock.pass(xidsource.MergeWindow)
 	require.Equal(t, 2, sink.LogRecordCount())
 	warns := logs.FilterLevelExact(zapcore.WarnLevel).All()
 	require.Len(t, warns, 1, "one warning, not one per event: %v", warns)

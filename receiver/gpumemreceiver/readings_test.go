@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/receiver/receivertest"
@@ -233,7 +233,7 @@ func TestGarbageScenario(t *testing.T) {
 	cfg.Runway.MinDuration, cfg.Runway.Window, cfg.Runway.WarnBelow = 10*time.Second, time.Minute, time.Minute
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	r.now = clk.Now
-	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: sim, ProcFS: sim.ProcFS()}, nil }
+	r.newBackend = func(*Config) (node.Node, error) { return node.Node{Lib: sim, ProcFS: sim.ProcFS()}, nil }
 	sink := new(consumertest.LogsSink)
 	r.nextLogs = sink
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -14,9 +15,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/podresources"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/procfs"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // gpuMemReceiver is the one instance per component ID that the metrics scraper (and the Xid
@@ -27,7 +30,7 @@ type gpuMemReceiver struct {
 	now func() time.Time
 
 	// newBackend builds the nvml.Interface and the proc tree; replaced in tests.
-	newBackend func(*Config) (nvmlx.Backend, error)
+	newBackend func(*Config) (node.Node, error)
 	// retryMin overrides the first NVML init retry delay; tests shorten it.
 	retryMin time.Duration
 	// xidTicker paces the Xid merge; nil is a real ticker, tests tick by hand.
@@ -37,14 +40,14 @@ type gpuMemReceiver struct {
 	nextLogs consumer.Logs
 
 	sess    *nvmlx.Session
-	backend nvmlx.Backend
+	backend node.Node
 	// pidNS is the collector's PID namespace and what it hides (pidnamespace.go).
 	pidNS *pidNamespace
 	// kubelet is the node's kubelet as a source of pod allocations and names; nil when
 	// neither kubernetes.pod_resources_socket nor pod_logs_dir is set.
 	kubelet  *podresources.Source
 	scraper  *metricsScraper
-	xids     *xidSource
+	xids     *xidsource.Source
 	xidTel   *xidTelemetry
 	switches *metadata.ResourceSwitches
 }
@@ -53,8 +56,8 @@ func newGPUMemReceiver(cfg *Config, set receiver.Settings) *gpuMemReceiver {
 	return &gpuMemReceiver{cfg: cfg, set: set, now: time.Now, newBackend: defaultBackend}
 }
 
-func defaultBackend(cfg *Config) (nvmlx.Backend, error) {
-	return nvmlx.NewBackend(cfg.backendConfig())
+func defaultBackend(cfg *Config) (node.Node, error) {
+	return node.New(cfg.backendConfig())
 }
 
 // Start builds the backend and opens the NVML session. Nothing touches the outside world
@@ -87,24 +90,24 @@ func (r *gpuMemReceiver) Start(ctx context.Context, host component.Host) error {
 		_ = r.kubelet.Start(ctx)
 	}
 	r.scraper = r.newScraper()
-	r.sess.Start(host)
-	r.xids = &xidSource{
-		sess: r.sess, lib: b.Lib, kmsgPath: b.KmsgPath, nvmlWatch: r.cfg.Xid.NVMLEvents, boot: b.Boot,
-		logger: r.set.Logger, now: r.now, emit: r.emitXids, tel: r.xidTel,
-		newTicker: r.xidTicker,
-	}
-	r.xids.start()
+	r.sess.Start(reportTo(host))
+	r.xids = xidsource.New(xidsource.Options{
+		Sess: r.sess, Lib: b.Lib, KmsgPath: b.KmsgPath, NVMLWatch: r.cfg.Xid.NVMLEvents, Boot: b.Boot,
+		Logger: r.set.Logger, Now: r.now, Emit: r.emitXids, Dropped: r.xidTel.drop,
+		NewTicker: r.xidTicker,
+	})
+	r.xids.Start()
 	return nil
 }
 
 // emitXids counts each occurrence for nvidia.gpu.xid.errors and sends the records on.
-func (r *gpuMemReceiver) emitXids(events []xidEvent) {
+func (r *gpuMemReceiver) emitXids(events []xidsource.Event) {
 	for i := range events {
-		if d := events[i].dev; d != nil {
-			d.Xids.Add(events[i].code)
-			if events[i].code == nvmlx.XidFallenOffTheBus {
+		if d := events[i].Dev; d != nil {
+			d.Xids.Add(events[i].Code)
+			if events[i].Code == nvmlx.XidFallenOffTheBus {
 				_ = r.sess.WithDevices(func(string, []*nvmlx.Device) {
-					d.MarkLost(fmt.Sprintf("Xid %d (%s)", nvmlx.XidFallenOffTheBus, events[i].source()), r.set.Logger)
+					d.MarkLost(fmt.Sprintf("Xid %d (%s)", nvmlx.XidFallenOffTheBus, events[i].Source()), r.set.Logger)
 				})
 			}
 		}
@@ -167,7 +170,7 @@ func (r *gpuMemReceiver) newScraper() *metricsScraper {
 // Shutdown is safe without Start and more than once.
 func (r *gpuMemReceiver) Shutdown(context.Context) error {
 	if r.xids != nil {
-		r.xids.shutdown() // before the session: it waits on NVML through the gate
+		r.xids.Shutdown() // before the session: it waits on NVML through the gate
 	}
 	if r.sess != nil {
 		r.sess.Shutdown()
@@ -187,4 +190,15 @@ func (r *gpuMemReceiver) scrapeMetrics(ctx context.Context) (pmetric.Metrics, er
 		return pmetric.NewMetrics(), nil
 	}
 	return r.scraper.scrape(ctx)
+}
+
+// reportTo turns the NVML session's reports into the component's status on host.
+func reportTo(host component.Host) nvmlx.Report {
+	return func(err error) {
+		if err != nil {
+			componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(err))
+			return
+		}
+		componentstatus.ReportStatus(host, componentstatus.NewEvent(componentstatus.StatusOK))
+	}
 }

@@ -35,60 +35,96 @@ const (
 	eccMetricsLen          = 2 // ecc.mode, hw.errors
 )
 
-func (s *metricsScraper) recordRetiredPages(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
-	if d.Support.RetiredPages != nvmlx.Unsupported && s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPages) {
+// retiredPagesState is the page retirement concern's per-device state: whether each call
+// works, and whether a retirement waits for a reset (hw.status degraded).
+type retiredPagesState struct {
+	pages, status nvmlx.Support
+	pending       bool
+}
+
+func (st *retiredPagesState) probe(d *nvmlx.Device) {
+	st.pages, st.status = d.Initial(nvmlx.CallRetiredPages), d.Initial(nvmlx.CallRetiredPagesStatus)
+	st.pending = false
+}
+
+// remappedRowsState is the row remapping concern's per-device state: whether the call
+// works, and whether a remapping waits for a reset (hw.status degraded).
+type remappedRowsState struct {
+	rows    nvmlx.Support
+	pending bool
+}
+
+func (st *remappedRowsState) probe(d *nvmlx.Device) {
+	st.rows, st.pending = d.Initial(nvmlx.CallRemappedRows), false
+}
+
+// eccState is the ECC concern's per-device state: whether each call works, and the start
+// time of the volatile counters: the first scrape, moved on when a counter goes down (the
+// driver was reloaded and the counters reset). The start and last counts outlive a probe.
+type eccState struct {
+	mode, errors nvmlx.Support
+	start        pcommon.Timestamp
+	last         [2]uint64
+}
+
+func (st *eccState) probe(d *nvmlx.Device) {
+	st.mode, st.errors = d.Initial(nvmlx.CallEccMode), d.Initial(nvmlx.CallTotalEccErrors)
+}
+
+func recordRetiredPages(mb *metadata.MetricsBuilder, d *nvmlx.Device, st *retiredPagesState, ts pcommon.Timestamp) (lost int, err error) {
+	if st.pages != nvmlx.Unsupported && mb.Enabled(metadata.NvidiaGpuMemoryRetiredPages) {
 		for _, c := range retirementCauses {
 			pages, r := d.Handle.GetRetiredPages(c.cause)
-			ok, err := d.Support.RetiredPages.Check(r)
+			ok, err := st.pages.Check(r)
 			if err != nil {
 				return retiredPagesMetricsLen, fmt.Errorf("read retired pages of GPU %s: %w", d.UUID, err)
 			}
 			if !ok {
 				break
 			}
-			if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPages, ts, int64(len(pages))); ok {
+			if dp, ok := mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPages, ts, int64(len(pages))); ok {
 				dp.Attributes().PutStr(metadata.AttrNvidiaGpuRetirementCause, c.name)
 			}
 		}
 	}
 	// hw.status needs the pending flag too (degraded).
-	if d.Support.RetiredPending != nvmlx.Unsupported && (s.mb.Enabled(metadata.NvidiaGpuMemoryRetiredPagesPending) || s.mb.Enabled(metadata.HwStatus)) {
+	if st.status != nvmlx.Unsupported && (mb.Enabled(metadata.NvidiaGpuMemoryRetiredPagesPending) || mb.Enabled(metadata.HwStatus)) {
 		state, r := d.Handle.GetRetiredPagesPendingStatus()
-		ok, err := d.Support.RetiredPending.Check(r)
+		ok, err := st.status.Check(r)
 		if err != nil {
 			return 1, fmt.Errorf("read retired pages pending status of GPU %s: %w", d.UUID, err)
 		}
 		if ok {
-			d.RetirementPending = state == nvml.FEATURE_ENABLED
-			s.mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPagesPending, ts, boolInt(d.RetirementPending))
+			st.pending = state == nvml.FEATURE_ENABLED
+			mb.RecordInt(metadata.NvidiaGpuMemoryRetiredPagesPending, ts, boolInt(st.pending))
 		}
 	}
 	return 0, nil
 }
 
-func (s *metricsScraper) recordRemappedRows(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
-	if d.Support.RemappedRows == nvmlx.Unsupported || !(s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRows) ||
-		s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsPending) || s.mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsFailed) ||
-		s.mb.Enabled(metadata.HwStatus)) {
+func recordRemappedRows(mb *metadata.MetricsBuilder, d *nvmlx.Device, st *remappedRowsState, ts pcommon.Timestamp) (lost int, err error) {
+	if st.rows == nvmlx.Unsupported || !(mb.Enabled(metadata.NvidiaGpuMemoryRemappedRows) ||
+		mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsPending) || mb.Enabled(metadata.NvidiaGpuMemoryRemappedRowsFailed) ||
+		mb.Enabled(metadata.HwStatus)) {
 		return 0, nil
 	}
 	corrected, uncorrected, pending, failed, r := d.Handle.GetRemappedRows()
-	ok, err := d.Support.RemappedRows.Check(r)
+	ok, err := st.rows.Check(r)
 	if err != nil {
 		return remappedRowsMetricsLen, fmt.Errorf("read remapped rows of GPU %s: %w", d.UUID, err)
 	}
 	if !ok {
 		return 0, nil
 	}
-	d.RemapPending = pending
-	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(corrected)); ok {
+	st.pending = pending
+	if dp, ok := mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(corrected)); ok {
 		dp.Attributes().PutStr(metadata.AttrNvidiaGpuRemapType, metadata.AttrNvidiaGpuRemapTypeCorrectable)
 	}
-	if dp, ok := s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(uncorrected)); ok {
+	if dp, ok := mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRows, ts, int64(uncorrected)); ok {
 		dp.Attributes().PutStr(metadata.AttrNvidiaGpuRemapType, metadata.AttrNvidiaGpuRemapTypeUncorrectable)
 	}
-	s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRowsPending, ts, boolInt(pending))
-	s.mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRowsFailed, ts, boolInt(failed))
+	mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRowsPending, ts, boolInt(pending))
+	mb.RecordInt(metadata.NvidiaGpuMemoryRemappedRowsFailed, ts, boolInt(failed))
 	return 0, nil
 }
 
@@ -100,24 +136,24 @@ var eccErrorTypes = [2]struct {
 	{nvml.MEMORY_ERROR_TYPE_UNCORRECTED, metadata.AttrErrorTypeUncorrected},
 }
 
-func (s *metricsScraper) recordECC(d *nvmlx.Device, ts pcommon.Timestamp) (lost int, err error) {
-	if d.Support.ECCMode != nvmlx.Unsupported && s.mb.Enabled(metadata.NvidiaGpuEccMode) {
+func recordECC(mb *metadata.MetricsBuilder, d *nvmlx.Device, st *eccState, ts pcommon.Timestamp) (lost int, err error) {
+	if st.mode != nvmlx.Unsupported && mb.Enabled(metadata.NvidiaGpuEccMode) {
 		current, _, r := d.Handle.GetEccMode()
-		ok, err := d.Support.ECCMode.Check(r)
+		ok, err := st.mode.Check(r)
 		if err != nil {
 			return eccMetricsLen, fmt.Errorf("read ECC mode of GPU %s: %w", d.UUID, err)
 		}
 		if ok {
-			s.mb.RecordInt(metadata.NvidiaGpuEccMode, ts, boolInt(current == nvml.FEATURE_ENABLED))
+			mb.RecordInt(metadata.NvidiaGpuEccMode, ts, boolInt(current == nvml.FEATURE_ENABLED))
 		}
 	}
-	if d.Support.ECCErrors == nvmlx.Unsupported || !s.mb.Enabled(metadata.HwErrors) {
+	if st.errors == nvmlx.Unsupported || !mb.Enabled(metadata.HwErrors) {
 		return 0, nil
 	}
 	var counts [2]uint64
 	for i, e := range eccErrorTypes {
 		n, r := d.Handle.GetTotalEccErrors(e.typ, nvml.VOLATILE_ECC)
-		ok, err := d.Support.ECCErrors.Check(r)
+		ok, err := st.errors.Check(r)
 		if err != nil {
 			return 1, fmt.Errorf("read volatile ECC errors of GPU %s: %w", d.UUID, err)
 		}
@@ -126,13 +162,13 @@ func (s *metricsScraper) recordECC(d *nvmlx.Device, ts pcommon.Timestamp) (lost 
 		}
 		counts[i] = n
 	}
-	if d.ECCStart == 0 || counts[0] < d.ECCLast[0] || counts[1] < d.ECCLast[1] {
-		d.ECCStart = ts
+	if st.start == 0 || counts[0] < st.last[0] || counts[1] < st.last[1] {
+		st.start = ts
 	}
-	d.ECCLast = counts
+	st.last = counts
 	for i, e := range eccErrorTypes {
-		if dp, ok := s.mb.RecordInt(metadata.HwErrors, ts, int64(counts[i])); ok {
-			dp.SetStartTimestamp(d.ECCStart)
+		if dp, ok := mb.RecordInt(metadata.HwErrors, ts, int64(counts[i])); ok {
+			dp.SetStartTimestamp(st.start)
 			attrs := dp.Attributes()
 			attrs.EnsureCapacity(2)
 			attrs.PutStr(metadata.AttrHwType, metadata.AttrHwTypeGpu)

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // BenchmarkScrapeRunway is BenchmarkScrape's 8 GPUs × 16 processes at 1 s scrapes on an
@@ -30,8 +30,8 @@ func BenchmarkScrapeRunway(b *testing.B) {
 			r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 			clk := newFakeClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 			r.now = clk.Now
-			r.newBackend = func(*Config) (nvmlx.Backend, error) {
-				return nvmlx.Backend{Lib: newFakeNVML(gpus...), ProcFS: procTree(tree)}, nil
+			r.newBackend = func(*Config) (node.Node, error) {
+				return node.Node{Lib: newFakeNVML(gpus...), ProcFS: procTree(tree)}, nil
 			}
 			require.NoError(b, r.Start(context.Background(), componenttest.NewNopHost()))
 			b.Cleanup(func() { require.NoError(b, r.Shutdown(context.Background())) })

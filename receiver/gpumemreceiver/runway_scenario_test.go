@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
 )
 
@@ -47,7 +47,7 @@ func replayRunway(t *testing.T, name string, seconds int, mods ...func(*Config))
 	}
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	r.now = clock
-	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: sim, ProcFS: sim.ProcFS()}, nil }
+	r.newBackend = func(*Config) (node.Node, error) { return node.Node{Lib: sim, ProcFS: sim.ProcFS()}, nil }
 	sink := new(consumertest.LogsSink)
 	r.nextLogs = sink
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))

@@ -17,7 +17,7 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/ramp"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // One episode per crossing: a runway that wobbles across the threshold, or whose fit fails
@@ -87,8 +87,8 @@ func startRunway(t *testing.T, lib nvml.Interface, clock func() time.Time, logge
 	}
 	r := newGPUMemReceiver(cfg, set)
 	r.now = clock
-	r.newBackend = func(*Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: lib, ProcFS: procTree(map[uint32]procEntry{4242: {"python3", "0::/\n"}})}, nil
+	r.newBackend = func(*Config) (node.Node, error) {
+		return node.Node{Lib: lib, ProcFS: procTree(map[uint32]procEntry{4242: {"python3", "0::/\n"}})}, nil
 	}
 	if sink != nil {
 		r.nextLogs = sink

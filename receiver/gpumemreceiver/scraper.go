@@ -37,6 +37,9 @@ type metricsScraper struct {
 	// guard rejects readings no GPU can give, counts them and warns once (readings.go).
 	guard *readingGuard
 
+	// states is what the concerns keep per device (devicestate.go).
+	states deviceStates
+
 	// scratch, reused across scrapes
 	procBuf []gpuProcess
 	live    map[uint32]struct{}
@@ -67,6 +70,7 @@ func (s *metricsScraper) scrape(ctx context.Context) (pmetric.Metrics, error) {
 		for _, d := range devices {
 			lost.merge(s.scrapeGPU(d, driver, ts))
 		}
+		s.states.retain(devices)
 	})
 	if lost.gpus > 0 && lost.driverGone == lost.gpus {
 		// Every GPU says the driver under the library is gone: hold nothing of it, so an
@@ -140,7 +144,7 @@ func (s *metricsScraper) scrapeGPU(d *nvmlx.Device, driver string, ts pcommon.Ti
 	if d.Lost() {
 		// Not called until a re-enumeration finds it answering (see Session.MaybeRediscover).
 		describe(s.mb.StartResource(), d, driver)
-		s.recordStatus(d, ts)
+		recordStatus(s.mb, d, s.states.of(d), ts)
 		recordXids(s.mb, d, ts)
 		lost.lostGPUs++
 		return lost
@@ -185,8 +189,9 @@ func (s *metricsScraper) scrapeGPU(d *nvmlx.Device, driver string, ts pcommon.Ti
 func (s *metricsScraper) scrapeDevice(d *nvmlx.Device, driver string, ts pcommon.Timestamp) scrapeLoss {
 	var lost scrapeLoss
 	describe(s.mb.StartResource(), d, driver)
+	st := s.states.of(d)
 
-	mem, memOK, n, err := s.recordMemory(d, ts)
+	mem, memOK, n, err := recordMemory(s.mb, s.guard, d, &st.memory, ts)
 	lost.add(n, err)
 	if d.Parent == nil {
 		lost.gpus++
@@ -195,7 +200,7 @@ func (s *metricsScraper) scrapeDevice(d *nvmlx.Device, driver string, ts pcommon
 		}
 	}
 	if s.wantProcesses() && !d.MIGEnabled() {
-		lost.add(s.recordProcessesOf(d, ts, mem, memOK))
+		lost.add(s.recordProcessesOf(d, &st.processes, ts, mem, memOK))
 	}
 	s.observeRunway(d, driver, ts, mem, memOK)
 	s.pods.recordDevice(s.mb, d, driver, ts)
@@ -205,18 +210,18 @@ func (s *metricsScraper) scrapeDevice(d *nvmlx.Device, driver string, ts pcommon
 		lost.noteLoss(d, s.logger)
 		return lost
 	}
-	lost.add(s.recordRetiredPages(d, ts))
-	lost.add(s.recordRemappedRows(d, ts))
-	lost.add(s.recordECC(d, ts))
+	lost.add(recordRetiredPages(s.mb, d, &st.retired, ts))
+	lost.add(recordRemappedRows(s.mb, d, &st.remapped, ts))
+	lost.add(recordECC(s.mb, d, &st.ecc, ts))
 	recordXids(s.mb, d, ts)
-	lost.add(s.recordUtilization(d, ts))
-	lost.add(s.recordProcessUtilization(d, ts))
-	lost.add(s.recordModes(d, ts))
+	lost.add(recordUtilization(s.mb, d, &st.utilization, ts))
+	lost.add(s.recordProcessUtilization(d, &st.processUtil, ts))
+	lost.add(recordModes(s.mb, d, &st.modes, ts))
 	if s.pids != nil && s.pids.checked() && s.wantProcesses() {
 		s.mb.RecordInt(metadata.NvidiaGpuProcessHidden, ts, boolInt(s.hidden))
 	}
 	lost.noteLoss(d, s.logger)
-	s.recordStatus(d, ts)
+	recordStatus(s.mb, d, st, ts)
 	return lost
 }
 

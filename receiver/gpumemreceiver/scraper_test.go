@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/collector/scraper/scrapererror"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // startWith starts a receiver on the given library and proc tree.
@@ -24,8 +24,8 @@ func startWith(t testing.TB, lib nvml.Interface, fsys fs.FS) *gpuMemReceiver {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Xid.KmsgPath = ""
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
-	r.newBackend = func(c *Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: lib, ProcFS: fsys, KmsgPath: c.Xid.KmsgPath}, nil
+	r.newBackend = func(c *Config) (node.Node, error) {
+		return node.Node{Lib: lib, ProcFS: fsys, KmsgPath: c.Xid.KmsgPath}, nil
 	}
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
@@ -216,7 +216,7 @@ func TestMetricSwitches(t *testing.T) {
 	g.compute = []nvml.ProcessInfo{{Pid: 7, UsedGpuMemory: uint64(gib)}}
 	lib := newFakeNVML(g)
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
-	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
+	r.newBackend = func(*Config) (node.Node, error) { return node.Node{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	defer func() { require.NoError(t, r.Shutdown(context.Background())) }()
 

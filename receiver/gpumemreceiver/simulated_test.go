@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
 )
 
 // The simulated backend drives the very code the real one does; this checks the built-in
@@ -21,7 +21,7 @@ import (
 // metadata.yaml declares.
 func TestSimulatedBuiltinScenario(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
-	cfg.Backend = nvmlx.BackendSimulated
+	cfg.Backend = node.Simulated
 	cfg.Xid.KmsgPath = ""
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))

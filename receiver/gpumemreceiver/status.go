@@ -13,19 +13,19 @@ var hwStates = [...]string{metadata.AttrHwStateOk, metadata.AttrHwStateDegraded,
 // recordStatus records hw.status of a GPU: one point per state, 1 for the current one
 // (semconv's hw.status is an UpDownCounter of that shape). Failed for a lost GPU, degraded
 // while a page retirement or a row remapping waits for a reset, ok otherwise.
-func (s *metricsScraper) recordStatus(d *nvmlx.Device, ts pcommon.Timestamp) {
-	if !s.mb.Enabled(metadata.HwStatus) {
+func recordStatus(mb *metadata.MetricsBuilder, d *nvmlx.Device, st *deviceState, ts pcommon.Timestamp) {
+	if !mb.Enabled(metadata.HwStatus) {
 		return
 	}
 	current := metadata.AttrHwStateOk
 	switch {
 	case d.Lost():
 		current = metadata.AttrHwStateFailed
-	case d.RetirementPending || d.RemapPending:
+	case st.retired.pending || st.remapped.pending:
 		current = metadata.AttrHwStateDegraded
 	}
 	for _, state := range hwStates {
-		if dp, ok := s.mb.RecordInt(metadata.HwStatus, ts, boolInt(state == current)); ok {
+		if dp, ok := mb.RecordInt(metadata.HwStatus, ts, boolInt(state == current)); ok {
 			attrs := dp.Attributes()
 			attrs.EnsureCapacity(2)
 			attrs.PutStr(metadata.AttrHwType, metadata.AttrHwTypeGpu)

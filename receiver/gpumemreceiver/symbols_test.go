@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // A library without the calls of newer branches (R470: no memory info v2) never has them
@@ -74,17 +75,17 @@ func TestXidAttributedToMIGInstance(t *testing.T) {
 	var bus string
 	require.NoError(t, o.r.sess.WithDevices(func(_ string, ds []*nvmlx.Device) { bus = ds[0].BusID }))
 
-	events := []xidEvent{
-		{code: 94, busID: bus, kmsg: true, migNamed: true, gi: 7, ci: -1},
-		{code: 94, busID: bus, kmsg: true, migNamed: true, gi: 1, ci: 0},
-		{code: 94, busID: bus, kmsg: true, migNamed: true, gi: 12, ci: -1},
-		{code: 31, busID: bus, kmsg: true},
+	events := []xidsource.Event{
+		{Code: 94, BusID: bus, Kmsg: true, MIGNamed: true, GI: 7, CI: -1},
+		{Code: 94, BusID: bus, Kmsg: true, MIGNamed: true, GI: 1, CI: 0},
+		{Code: 94, BusID: bus, Kmsg: true, MIGNamed: true, GI: 12, CI: -1},
+		{Code: 31, BusID: bus, Kmsg: true},
 	}
-	o.r.xids.resolveDevices(events)
+	o.r.xids.ResolveDevices(events)
 	want := []string{"MIG-2222", "MIG-1111", g.uuid, g.uuid}
 	for i, e := range events {
-		if assert.NotNil(t, e.dev, i) {
-			assert.Equal(t, want[i], e.dev.UUID, i)
+		if assert.NotNil(t, e.Dev, i) {
+			assert.Equal(t, want[i], e.Dev.UUID, i)
 		}
 	}
 	o.r.emitXids(events)

@@ -19,7 +19,8 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // xidHarness is a receiver on fake NVML with a kernel log file the test appends to, and the
@@ -59,9 +60,9 @@ func (c *xidClock) install(r *gpuMemReceiver) {
 }
 
 // settle waits until n events have been queued and the merge loop has taken each in.
-func (c *xidClock) settle(t *testing.T, x *xidSource, n int64) {
+func (c *xidClock) settle(t *testing.T, x *xidsource.Source, n int64) {
 	t.Helper()
-	require.Eventually(t, func() bool { return x.queued.Load() == n && len(x.queue) == 0 }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return x.Queued() == n && x.Waiting() == 0 }, 10*time.Second, time.Millisecond,
 		"%d Xid events queued", n)
 	c.tick <- c.now() // the loop is back in its select: the last event is merged
 }
@@ -86,8 +87,8 @@ func newXidHarness(t *testing.T, nvmlEvents bool, gpus ...*fakeGPU) *xidHarness 
 	h.r = newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	h.r.nextLogs = h.sink
 	h.clock.install(h.r)
-	h.r.newBackend = func(c *Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: h.lib, ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath, Boot: h.boot}, nil
+	h.r.newBackend = func(c *Config) (node.Node, error) {
+		return node.Node{Lib: h.lib, ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath, Boot: h.boot}, nil
 	}
 	require.NoError(t, h.r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, h.r.Shutdown(context.Background())) })
@@ -110,7 +111,7 @@ func (h *xidHarness) kernel(t *testing.T, text string) {
 func (h *xidHarness) flush(t *testing.T, n int64) {
 	t.Helper()
 	h.clock.settle(t, h.r.xids, n)
-	h.clock.pass(xidMergeWindow)
+	h.clock.pass(xidsource.MergeWindow)
 }
 
 // records returns what was emitted, which must be n records.
@@ -144,11 +145,11 @@ func TestXidMergedFromBothSources(t *testing.T) {
 	h.kernel(t, "NVRM: Xid (PCI:0000:19:00): 31, pid=4242, name=python train.py, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f5e_1c000000.")
 
 	h.clock.settle(t, h.r.xids, 2)
-	h.clock.pass(xidMergeWindow - time.Millisecond)
+	h.clock.pass(xidsource.MergeWindow - time.Millisecond)
 	assert.Zero(t, h.sink.LogRecordCount(), "held for its twin until the window has passed")
 	h.clock.pass(time.Millisecond)
 	recs := h.records(t, 1) // one record per occurrence
-	h.clock.pass(xidMergeWindow)
+	h.clock.pass(xidsource.MergeWindow)
 	require.Equal(t, 1, h.sink.LogRecordCount(), "and only one")
 	a := recs[0].Attributes().AsRaw()
 	assert.Equal(t, "both", a["nvidia.gpu.xid.source"])
@@ -205,28 +206,9 @@ func TestXidKmsgUnreadableIsNotFatal(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Xid.KmsgPath = filepath.Join(t.TempDir(), "missing", "kmsg")
 	r := newGPUMemReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
-	r.newBackend = func(c *Config) (nvmlx.Backend, error) {
-		return nvmlx.Backend{Lib: newFakeNVML(newFakeGPU(0)), ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath}, nil
+	r.newBackend = func(c *Config) (node.Node, error) {
+		return node.Node{Lib: newFakeNVML(newFakeGPU(0)), ProcFS: fstest.MapFS{}, KmsgPath: c.Xid.KmsgPath}, nil
 	}
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, r.Shutdown(context.Background()))
-}
-
-func TestMergeInto(t *testing.T) {
-	at := time.Now()
-	nv := xidEvent{code: 31, busID: "00000000:19:00.0", nvml: true, arrived: at}
-	km := xidEvent{code: 31, busID: "00000000:19:00.0", kmsg: true, arrived: at.Add(time.Second), pid: 7, hasPID: true}
-	other := xidEvent{code: 31, busID: "00000000:1A:00.0", kmsg: true, arrived: at}
-	late := xidEvent{code: 31, busID: "00000000:19:00.0", kmsg: true, arrived: at.Add(3 * xidMergeWindow)}
-
-	p := mergeInto(nil, nv)
-	p = mergeInto(p, other)
-	p = mergeInto(p, km)
-	require.Len(t, p, 2, "same GPU and code within the window merge; another GPU does not")
-	assert.Equal(t, "both", p[0].source())
-	assert.Equal(t, 7, p[0].pid)
-	p = mergeInto(p, late)
-	assert.Len(t, p, 3, "beyond the window it is a new occurrence")
-	dup := mergeInto([]xidEvent{{code: 31, busID: "x", nvml: true, kmsg: true, arrived: at}}, xidEvent{code: 31, busID: "x", nvml: true, arrived: at})
-	assert.Len(t, dup, 2, "two NVML events are two occurrences")
 }

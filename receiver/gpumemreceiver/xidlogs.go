@@ -8,29 +8,30 @@ import (
 
 	"github.com/gpumem/otelcol-gpumem/internal/xid"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // xidLogs turns Xid occurrences into log records, one resource per GPU (docs/metrics.md).
-func xidLogs(events []xidEvent, driver string, switches *metadata.ResourceSwitches, version string, observed pcommon.Timestamp) plog.Logs {
+func xidLogs(events []xidsource.Event, driver string, switches *metadata.ResourceSwitches, version string, observed pcommon.Timestamp) plog.Logs {
 	ld := plog.NewLogs()
 	scopes := map[string]plog.LogRecordSlice{}
 	for i := range events {
 		e := &events[i]
-		key := e.busID
-		if e.dev != nil {
-			key = e.dev.UUID
+		key := e.BusID
+		if e.Dev != nil {
+			key = e.Dev.UUID
 		}
 		records, ok := scopes[key]
 		if !ok {
 			rl := ld.ResourceLogs().AppendEmpty()
 			res := switches.Wrap(rl.Resource().Attributes())
-			if e.dev != nil {
-				describe(res, e.dev, driver)
+			if e.Dev != nil {
+				describe(res, e.Dev, driver)
 			} else {
 				// A GPU NVML no longer sees (Xid 79) keeps what the kernel line says.
 				res.SetStr(metadata.ResHwType, metadata.AttrHwTypeGpu)
 				res.SetStr(metadata.ResHwVendor, metadata.ResHwVendorNvidia)
-				res.SetStr(metadata.ResNvidiaGpuPciBusID, e.busID)
+				res.SetStr(metadata.ResNvidiaGpuPciBusID, e.BusID)
 			}
 			sl := rl.ScopeLogs().AppendEmpty()
 			sl.Scope().SetName(metadata.ScopeName)
@@ -43,9 +44,9 @@ func xidLogs(events []xidEvent, driver string, switches *metadata.ResourceSwitch
 	return ld
 }
 
-func fillXidRecord(lr plog.LogRecord, e *xidEvent, observed pcommon.Timestamp) {
-	entry := xid.Lookup(e.code)
-	lr.SetTimestamp(pcommon.NewTimestampFromTime(e.time))
+func fillXidRecord(lr plog.LogRecord, e *xidsource.Event, observed pcommon.Timestamp) {
+	entry := xid.Lookup(e.Code)
+	lr.SetTimestamp(pcommon.NewTimestampFromTime(e.Time))
 	lr.SetObservedTimestamp(observed)
 	if entry.Severity == xid.SeverityError {
 		lr.SetSeverityNumber(plog.SeverityNumberError)
@@ -53,15 +54,15 @@ func fillXidRecord(lr plog.LogRecord, e *xidEvent, observed pcommon.Timestamp) {
 		lr.SetSeverityNumber(plog.SeverityNumberWarn)
 	}
 	lr.SetSeverityText(string(entry.Severity))
-	body := e.text
+	body := e.Text
 	if body == "" {
-		body = fmt.Sprintf("Xid %d on GPU %s: %s", e.code, e.busID, entry.Description)
+		body = fmt.Sprintf("Xid %d on GPU %s: %s", e.Code, e.BusID, entry.Description)
 	}
 	lr.Body().SetStr(body)
 	lr.SetEventName(metadata.LogEventNameXid)
 	attrs := lr.Attributes()
 	attrs.PutStr(metadata.LogAttrEventName, metadata.LogEventNameXid)
-	attrs.PutInt(metadata.LogAttrXid, int64(e.code))
+	attrs.PutInt(metadata.LogAttrXid, int64(e.Code))
 	attrs.PutStr(metadata.LogAttrXidDescription, entry.Description)
 	attrs.PutStr(metadata.LogAttrXidOrigin, entry.Origin)
 	// NVIDIA's mnemonic and immediate action; absent where the catalog has none.
@@ -71,14 +72,14 @@ func fillXidRecord(lr plog.LogRecord, e *xidEvent, observed pcommon.Timestamp) {
 	if entry.Action != xid.ActionNone {
 		attrs.PutStr(metadata.LogAttrXidAction, entry.Action)
 	}
-	if e.busID != "" {
-		attrs.PutStr(metadata.LogAttrPciBusID, e.busID)
+	if e.BusID != "" {
+		attrs.PutStr(metadata.LogAttrPciBusID, e.BusID)
 	}
-	if e.hasPID {
-		attrs.PutInt(metadata.LogAttrProcessPID, int64(e.pid))
+	if e.HasPID {
+		attrs.PutInt(metadata.LogAttrProcessPID, int64(e.PID))
 	}
-	if e.name != "" {
-		attrs.PutStr(metadata.LogAttrProcessExecutableName, e.name)
+	if e.Name != "" {
+		attrs.PutStr(metadata.LogAttrProcessExecutableName, e.Name)
 	}
-	attrs.PutStr(metadata.LogAttrXidSource, e.source())
+	attrs.PutStr(metadata.LogAttrXidSource, e.Source())
 }

@@ -9,17 +9,18 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // Every Xid record carries NVIDIA's mnemonic and immediate action beside description and
 // origin; a code without them in the catalog carries neither, rather than an empty string.
 func TestXidRecordCarriesCatalogEntry(t *testing.T) {
 	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	events := []xidEvent{
-		{time: at, code: 79, busID: "00000000:3B:00.0", kmsg: true},
-		{time: at, code: 95, busID: "00000000:3B:00.0", nvml: true},
-		{time: at, code: 165, busID: "00000000:3B:00.0", kmsg: true},  // the catalog publishes no action
-		{time: at, code: 9999, busID: "00000000:3B:00.0", kmsg: true}, // not in the catalog
+	events := []xidsource.Event{
+		{Time: at, Code: 79, BusID: "00000000:3B:00.0", Kmsg: true},
+		{Time: at, Code: 95, BusID: "00000000:3B:00.0", NVML: true},
+		{Time: at, Code: 165, BusID: "00000000:3B:00.0", Kmsg: true},  // the catalog publishes no action
+		{Time: at, Code: 9999, BusID: "00000000:3B:00.0", Kmsg: true}, // not in the catalog
 	}
 	switches := metadata.NewResourceSwitches(metadata.DefaultMetricsBuilderConfig().ResourceAttributes)
 	ld := xidLogs(events, "570.86.15", switches, "test", pcommon.NewTimestampFromTime(at))

@@ -22,7 +22,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/metadata"
-	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/node"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/xidsource"
 )
 
 // counterValue is the sum of a counter's points, 0 when it has none yet.
@@ -52,7 +53,7 @@ func startTelemetry(t *testing.T, tt *componenttest.Telemetry, next consumer.Log
 	r := newGPUMemReceiver(cfg, set)
 	r.nextLogs = next
 	lib := newFakeNVML(newFakeGPU(0))
-	r.newBackend = func(*Config) (nvmlx.Backend, error) { return nvmlx.Backend{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
+	r.newBackend = func(*Config) (node.Node, error) { return node.Node{Lib: lib, ProcFS: fstest.MapFS{}}, nil }
 	clock := newXidClock()
 	clock.install(r)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
@@ -78,7 +79,7 @@ func TestXidRecordsReportedThroughObsReport(t *testing.T) {
 			r, clock := startTelemetry(t, tt, tc.next)
 			r.backend.Lib.(*fakeNVML).events <- xidAt{device: 0, xid: 48}
 			clock.settle(t, r.xids, 1)
-			clock.pass(xidMergeWindow)
+			clock.pass(xidsource.MergeWindow)
 			assert.Equal(t, int64(1), counterValue(t, tt, tc.counter))
 			assert.Zero(t, counterValue(t, tt, tc.otherOne))
 			m, err := tt.GetMetric(tc.counter)
@@ -98,12 +99,12 @@ func TestXidDropsCounted(t *testing.T) {
 	set.TelemetrySettings = tt.NewTelemetrySettings()
 	tel, err := newXidTelemetry(set)
 	require.NoError(t, err)
-	x := &xidSource{logger: zap.NewNop(), now: time.Now, tel: tel, queue: make(chan xidEvent, 1)}
+	x := xidsource.New(xidsource.Options{Logger: zap.NewNop(), Now: time.Now, Dropped: tel.drop, QueueSize: 1})
 	for range 4 {
-		x.enqueue(xidEvent{code: 31})
+		x.Add(xidsource.Event{Code: 31})
 	}
 	assert.Equal(t, int64(3), counterValue(t, tt, metadata.TelemetryXidEventsDropped.Name))
-	assert.Equal(t, int64(3), x.dropped.Load())
+	assert.Equal(t, int64(3), x.Dropped())
 }
 
 // TestTelemetryInStep keeps the receiver's own telemetry in step across metadata.yaml,

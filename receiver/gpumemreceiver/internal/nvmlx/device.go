@@ -5,15 +5,14 @@ import (
 	"sync/atomic"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.uber.org/zap"
 
 	"github.com/gpumem/otelcol-gpumem/internal/xid"
 )
 
 // Device is one GPU as discovered at init, or one MIG instance of a GPU in MIG mode: its
-// handle, the facts that do not change while the driver is loaded (or the instance lives),
-// and what it was found to support. A GPU's Handle, Index and BusID change (a GPU back after
+// handle and the facts that do not change while the driver is loaded (or the instance
+// lives). What each call was found to support is the scrape concerns' (ProbeEpoch, Initial). A GPU's Handle, Index and BusID change (a GPU back after
 // a reset) only under the session's write lock; a MIG instance's Handle only in RefreshMIG,
 // which the scraper calls.
 type Device struct {
@@ -30,26 +29,13 @@ type Device struct {
 	// instance's is its parent's.
 	Minor int
 
-	// Support is what each call was found to support; the recorders probe and update it.
-	Support Probes
-	// RetirementPending and RemapPending are set by the reliability recorders: a page
-	// retirement or a row remapping waits for a reset (hw.status degraded).
-	RetirementPending, RemapPending bool
-
-	// What the scrape concerns keep from one scrape to the next. The driver layer only
-	// carries it, so that it lives as long as the device does (a MIG instance's as long as
-	// its UUID).
-	//
-	// ProcessUtilSeen is NVML's timestamp (µs) of the newest per-process utilization
-	// sample read.
-	ProcessUtilSeen uint64
-	// ECCStart is the start time of the volatile ECC counters: the first scrape, moved on
-	// when a counter goes down (the driver was reloaded and the counters reset).
-	ECCStart pcommon.Timestamp
-	ECCLast  [2]uint64
 	// Xids counts the device's Xid events by code.
 	Xids XidCounts
 
+	// probeEpoch counts the times what each call supports was to be probed again (a MIG
+	// mode change, a lost GPU back): the scrape concerns keep their own probes per device
+	// and start them again from Initial when it moves (ProbeEpoch).
+	probeEpoch atomic.Uint64
 	// syms is what the loaded library exports (shared by every device of a session).
 	syms *driverSymbols
 	// lost is set when the GPU answers GPU_IS_LOST or reports Xid 79: the scraper stops
@@ -68,14 +54,6 @@ type Device struct {
 	// placement start (nvmlGpuInstanceGetInfo), which NVIDIA's DRA driver names MIG devices
 	// by; -1 where NVML does not answer (the call needs a privileged user).
 	GIProfileID, PlacementStart int
-}
-
-// Probes is, per NVML call a recorder makes, whether it works on a device.
-type Probes struct {
-	MemoryV2, Utilization, Compute, Graphics                       Support
-	RetiredPages, RetiredPending, RemappedRows, ECCMode, ECCErrors Support
-	// per-process utilization, persistence and compute mode
-	ProcessUtil, Persistence, ComputeMode Support
 }
 
 // Support remembers whether an NVML call works on a device, so NOT_SUPPORTED is probed once
@@ -104,23 +82,18 @@ func (s *Support) Check(r nvml.Return) (ok bool, err error) {
 	}
 }
 
-// resetProbes forgets what was probed, so every call is probed again (after a MIG mode
-// change, or when a lost GPU comes back); calls whose symbols the library lacks stay off.
-func (d *Device) resetProbes() {
-	p := &d.Support
-	p.MemoryV2 = d.syms.initial(symMemoryInfoV2)
-	p.Utilization = d.syms.initial(symUtilizationRates)
-	p.Compute, p.Graphics = SupportUnknown, SupportUnknown
-	p.RetiredPages = d.syms.initial(symRetiredPages)
-	p.RetiredPending = d.syms.initial(symRetiredPagesPending)
-	p.RemappedRows = d.syms.initial(symRemappedRows)
-	p.ECCMode = d.syms.initial(symEccMode)
-	p.ECCErrors = d.syms.initial(symTotalEccErrors)
-	p.ProcessUtil = d.syms.initial(symProcessUtilization)
-	p.Persistence = d.syms.initial(symPersistenceMode)
-	p.ComputeMode = d.syms.initial(symComputeMode)
-	d.RetirementPending, d.RemapPending = false, false
-}
+// resetProbes makes every call be probed again (after a MIG mode change, or when a lost GPU
+// comes back): the concerns' probes start again from Initial, so calls whose symbols the
+// library lacks stay off.
+func (d *Device) resetProbes() { d.probeEpoch.Add(1) }
+
+// ProbeEpoch moves each time every call of the device is to be probed again; a concern's
+// per-device probes made under another epoch start again from Initial.
+func (d *Device) ProbeEpoch() uint64 { return d.probeEpoch.Load() }
+
+// Initial is the support state of an NVML call (named by its symbols, the Call constants)
+// before it is probed: unknown, or unsupported when the loaded library lacks a symbol.
+func (d *Device) Initial(calls ...string) Support { return d.syms.initial(calls...) }
 
 // HasEventCalls says whether the loaded library exports the calls that register a device for
 // NVML events.
@@ -204,7 +177,6 @@ func openDevice(lib nvml.Interface, syms *driverSymbols, i int) (*Device, error)
 			d.BusID = norm
 		}
 	}
-	d.resetProbes()
 	d.mig.mode = syms.initial(migSymbols...)
 	return d, nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -26,7 +25,7 @@ func TestIsLost(t *testing.T) {
 func TestMarkLostAndRediscover(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	s := NewSession(fakeLib(1), "libnvidia-ml.so.1", zap.New(core))
-	s.Start(componenttest.NewNopHost())
+	s.Start(nil)
 	t.Cleanup(s.Shutdown)
 	var gpu *Device
 	require.NoError(t, s.WithDevices(func(_ string, ds []*Device) { gpu = ds[0] }))

@@ -189,7 +189,6 @@ func (d *Device) newInstance(h nvml.Device, uuid string) (*Device, error) {
 		Handle: h, Index: d.Index, UUID: uuid, Serial: d.Serial, BusID: d.BusID, Minor: d.Minor, syms: d.syms,
 		Parent: d, GPUInstanceID: int64(gi), ComputeInstanceID: int64(ci), GIProfileID: -1, PlacementStart: -1,
 	}
-	inst.resetProbes()
 	inst.Name, _ = h.GetName()
 	inst.Profile = migProfile(inst.Name)
 	inst.GIProfileID, inst.PlacementStart = d.gpuInstancePlacement(gi)

@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
-	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.uber.org/zap"
 )
 
@@ -38,15 +37,13 @@ func (s *Session) Release(cause error) {
 	}
 	s.up, s.devices = false, nil
 	r := s.lib.Shutdown()
-	host := s.host
+	report := s.report
 	s.wg.Add(1)
 	s.mu.Unlock()
 	s.logger.Warn("the NVIDIA driver went away (unloaded, or replaced by another version): NVML shut down so the collector holds nothing of it; GPU metrics resume once a driver answers, retrying in the background",
 		zap.String("library", s.libraryPath), zap.NamedError("cause", cause), zap.NamedError("shutdown", returnErr(r)))
-	if host != nil {
-		componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(cause))
-	}
-	go s.retry(host)
+	report.send(cause)
+	go s.retry(report)
 }
 
 // Generation counts successful inits; a handle made under one generation (an event set)

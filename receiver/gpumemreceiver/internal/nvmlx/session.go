@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
-	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.uber.org/zap"
 )
 
@@ -47,12 +45,22 @@ type Session struct {
 	devices       []*Device
 	syms          *driverSymbols
 	// generation counts successful inits: a handle (an event set) made under one is not
-	// used under another. host is Start's, for the status reports of a release.
+	// used under another. report is Start's, for the status reports of a release.
 	generation atomic.Uint64
-	host       component.Host
+	report     Report
 
 	stop chan struct{}
 	wg   sync.WaitGroup
+}
+
+// Report receives the session's health for the component's status: a non-nil err is a
+// recoverable error, nil is OK. A nil Report drops them.
+type Report func(err error)
+
+func (r Report) send(err error) {
+	if r != nil {
+		r(err)
+	}
 }
 
 // NewSession prepares a session on lib; nothing touches the library before Start.
@@ -73,14 +81,14 @@ func NewSession(lib nvml.Interface, libraryPath string, logger *zap.Logger) *Ses
 
 // Start initialises NVML. A failure is not fatal: the collector keeps running, the component
 // reports a recoverable error, and one goroutine retries with backoff until it works.
-func (s *Session) Start(host component.Host) {
+func (s *Session) Start(report Report) {
 	s.mu.Lock()
-	s.host = host
+	s.report = report
 	s.mu.Unlock()
 	err := s.init()
 	if err == nil {
 		if derr := s.degraded(); derr != nil {
-			componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(derr))
+			report.send(derr)
 		}
 		return
 	}
@@ -96,12 +104,12 @@ func (s *Session) Start(host component.Host) {
 			zap.String("check", "the NVIDIA driver is installed, libnvidia-ml.so.1 is on the loader path, and /dev/nvidia* are visible to the collector"),
 			zap.Error(err))
 	}
-	componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(err))
+	report.send(err)
 	s.wg.Add(1)
-	go s.retry(host)
+	go s.retry(report)
 }
 
-func (s *Session) retry(host component.Host) {
+func (s *Session) retry(report Report) {
 	defer s.wg.Done()
 	wait := s.RetryMin
 	for {
@@ -117,10 +125,10 @@ func (s *Session) retry(host component.Host) {
 		}
 		s.logger.Info("NVML initialised after retry")
 		if derr := s.degraded(); derr != nil {
-			componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(derr))
+			report.send(derr)
 			return
 		}
-		componentstatus.ReportStatus(host, componentstatus.NewEvent(componentstatus.StatusOK))
+		report.send(nil)
 		return
 	}
 }

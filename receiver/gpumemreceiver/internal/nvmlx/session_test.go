@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -37,7 +36,7 @@ func TestInitRetryBackoffGrowsAndIsCapped(t *testing.T) {
 	}
 	s := NewSession(lib, "libnvidia-ml.so.1", zap.New(core))
 	s.RetryMin, s.RetryMax = time.Millisecond, 8*time.Millisecond
-	s.Start(componenttest.NewNopHost())
+	s.Start(nil)
 	t.Cleanup(s.Shutdown)
 	require.Eventually(t, s.IsUp, 10*time.Second, time.Millisecond)
 
@@ -61,7 +60,7 @@ func TestSessionGate(t *testing.T) {
 	require.ErrorIs(t, s.WithDevices(func(string, []*Device) { ran = true }), ErrDown)
 	assert.False(t, ran)
 
-	s.Start(componenttest.NewNopHost())
+	s.Start(nil)
 	require.True(t, s.IsUp())
 	require.NoError(t, s.WithDevices(func(driver string, ds []*Device) {
 		ran = true
@@ -104,7 +103,7 @@ func TestVerifyFailureNeverInitialises(t *testing.T) {
 		return nil
 	}
 	host := &statusRecorder{}
-	s.Start(host)
+	s.Start(reportTo(host))
 	t.Cleanup(s.Shutdown)
 	require.Eventually(t, s.IsUp, 10*time.Second, time.Millisecond)
 
@@ -166,7 +165,7 @@ func TestDegradedOutlivesInit(t *testing.T) {
 				return errors.New("processes hidden")
 			}
 			host := &statusRecorder{}
-			s.Start(host)
+			s.Start(reportTo(host))
 			t.Cleanup(s.Shutdown)
 			require.Eventually(t, func() bool { return len(host.statuses()) == map[bool]int{false: 1, true: 2}[failFirst] }, 10*time.Second, time.Millisecond)
 			s.Shutdown()
@@ -177,5 +176,16 @@ func TestDegradedOutlivesInit(t *testing.T) {
 			assert.Equal(t, want, host.statuses(), "never StatusOK")
 			assert.Equal(t, []string{"570.86.15"}, seen)
 		})
+	}
+}
+
+// reportTo sends a session's reports to host's status, as the receiver does.
+func reportTo(host component.Host) Report {
+	return func(err error) {
+		if err != nil {
+			componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(err))
+			return
+		}
+		componentstatus.ReportStatus(host, componentstatus.NewEvent(componentstatus.StatusOK))
 	}
 }

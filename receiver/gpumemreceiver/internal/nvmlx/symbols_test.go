@@ -22,9 +22,9 @@ func TestMissingSymbolsStartUnsupported(t *testing.T) {
 	require.Len(t, devices, 1)
 	d := devices[0]
 	for range 2 {
-		assert.Equal(t, Unsupported, d.Support.MemoryV2)
-		assert.Equal(t, Unsupported, d.Support.RemappedRows)
-		assert.Equal(t, SupportUnknown, d.Support.ECCMode)
+		assert.Equal(t, Unsupported, d.Initial(CallMemoryInfoV2))
+		assert.Equal(t, Unsupported, d.Initial(CallRemappedRows))
+		assert.Equal(t, SupportUnknown, d.Initial(CallEccMode))
 		assert.False(t, d.HasEventCalls())
 		d.resetProbes()
 	}

@@ -1,4 +1,4 @@
-package nvmlx
+package node
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ func (k simKubelet) stop() {
 // kept: a test's own PodResources server, or a pod log directory it reads with file_log.
 // A default path is replaced: with scenario pods by a PodResources server on a socket of the
 // simulator's own (and a pod log directory there) serving them, without pods by nothing.
-func simulatedKubelet(cfg BackendConfig, scn *simnvml.Scenario, own *ownedDir) (simKubelet, error) {
+func simulatedKubelet(cfg Config, scn *simnvml.Scenario, own *ownedDir) (simKubelet, error) {
 	k := simKubelet{socket: cfg.PodResourcesSocket, podLogs: cfg.PodLogsDir}
 	if k.podLogs == DefaultPodLogsDir {
 		k.podLogs = ""

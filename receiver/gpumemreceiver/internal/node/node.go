@@ -1,4 +1,4 @@
-package nvmlx
+package node
 
 import (
 	"errors"
@@ -12,22 +12,23 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/kmsg"
+	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/nvmlx"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/pidns"
 	"github.com/gpumem/otelcol-gpumem/receiver/gpumemreceiver/internal/simnvml"
 )
 
-// The backends: the driver's NVML library, or a scenario replay.
+// The backends (Config.Kind): the driver's NVML library, or a scenario replay.
 const (
-	BackendNVML      = "nvml"
-	BackendSimulated = "simulated"
+	NVML      = "nvml"
+	Simulated = "simulated"
 )
 
 // DefaultKmsgPath is the host's kernel log, where Xid lines are read by default.
 const DefaultKmsgPath = "/dev/kmsg"
 
-// BackendConfig is what the receiver's configuration says about the backend.
-type BackendConfig struct {
-	Kind        string // BackendNVML or BackendSimulated
+// Config is what the receiver's configuration says about the backend.
+type Config struct {
+	Kind        string // NVML or Simulated
 	LibraryPath string // the NVML library to load; "" is the loader's default
 	ProcRoot    string // where the host's /proc is visible
 	KmsgPath    string // the kernel log to read Xid lines from; "" for none
@@ -35,12 +36,12 @@ type BackendConfig struct {
 	LogDir      string // simulated: where the scenario's application log lines go; "" for none
 
 	// The kubelet's PodResources socket and pod log directory; "" for none. A simulated
-	// node serves its scenario's pods itself when these are the defaults (see simkubelet.go).
+	// node serves its scenario's pods itself when these are the defaults (simkubelet.go).
 	PodResourcesSocket, PodLogsDir string
 }
 
-// Backend is what differs between a real and a simulated GPU node.
-type Backend struct {
+// Node is what differs between a real and a simulated GPU node.
+type Node struct {
 	Lib      nvml.Interface
 	ProcFS   fs.FS
 	KmsgPath string    // the kernel log to read Xid lines from; "" for none
@@ -57,10 +58,10 @@ type Backend struct {
 	PIDNamespace pidns.Result
 }
 
-// NewBackend builds the backend cfg names. The simulated one is started: its clock runs.
-func NewBackend(cfg BackendConfig) (Backend, error) {
-	if cfg.Kind == BackendSimulated {
-		return simulatedBackend(cfg)
+// New builds the backend cfg names. The simulated one is started: its clock runs.
+func New(cfg Config) (Node, error) {
+	if cfg.Kind == Simulated {
+		return simulated(cfg)
 	}
 	var opts []nvml.LibraryOption
 	if cfg.LibraryPath != "" {
@@ -68,10 +69,10 @@ func NewBackend(cfg BackendConfig) (Backend, error) {
 	}
 	// The name go-nvml opens: library_path, else its default for the loader to find.
 	name := cfg.LibraryName()
-	return Backend{
+	return Node{
 		Lib: nvml.New(opts...), ProcFS: os.DirFS(cfg.ProcRoot), KmsgPath: cfg.KmsgPath, Boot: bootTime(),
 		PodResourcesSocket: cfg.PodResourcesSocket, PodLogsDir: cfg.PodLogsDir,
-		Verify:       func() error { return CheckLibrary(name) },
+		Verify:       func() error { return nvmlx.CheckLibrary(name) },
 		PIDNamespace: pidns.Detect(cfg.ProcRoot, "/proc"),
 	}, nil
 }
@@ -85,36 +86,36 @@ func bootTime() time.Time {
 	return time.Now()
 }
 
-func simulatedBackend(cfg BackendConfig) (Backend, error) {
+func simulated(cfg Config) (Node, error) {
 	scn := simnvml.BuiltinScenario()
 	if cfg.Scenario != "" {
 		var err error
 		if scn, err = simnvml.LoadScenario(cfg.Scenario); err != nil {
-			return Backend{}, fmt.Errorf("'simulated.scenario': %w", err)
+			return Node{}, fmt.Errorf("'simulated.scenario': %w", err)
 		}
 	}
 	// The simulator writes its kernel records where the receiver reads them: never the host's
 	// /dev/kmsg (the default), but a file of its own unless the user named one. The same goes
 	// for the kubelet's socket and pod log directory (simkubelet.go).
-	b := Backend{Boot: bootTime(), KmsgPath: cfg.KmsgPath}
+	b := Node{Boot: bootTime(), KmsgPath: cfg.KmsgPath}
 	var own ownedDir
 	defer own.removeUnlessKept()
 	if b.KmsgPath == DefaultKmsgPath {
 		dir, err := own.get()
 		if err != nil {
-			return Backend{}, fmt.Errorf("start simulated backend: %w", err)
+			return Node{}, fmt.Errorf("start simulated backend: %w", err)
 		}
 		b.KmsgPath = filepath.Join(dir, "kmsg")
 	}
 	if b.KmsgPath != "" {
 		// The reader opens the file at start; the simulator appends to it.
 		if err := touch(b.KmsgPath); err != nil {
-			return Backend{}, fmt.Errorf("start simulated backend: %w", err)
+			return Node{}, fmt.Errorf("start simulated backend: %w", err)
 		}
 	}
 	kubelet, err := simulatedKubelet(cfg, scn, &own)
 	if err != nil {
-		return Backend{}, fmt.Errorf("start simulated backend: %w", err)
+		return Node{}, fmt.Errorf("start simulated backend: %w", err)
 	}
 	b.PodResourcesSocket, b.PodLogsDir = kubelet.socket, kubelet.podLogs
 	sim, err := simnvml.New(scn, simnvml.Options{Now: time.Now, BootTime: b.Boot, KmsgPath: b.KmsgPath, LogDir: cfg.LogDir, PodLogsDir: kubelet.podLogs})
@@ -123,7 +124,7 @@ func simulatedBackend(cfg BackendConfig) (Backend, error) {
 	}
 	if err != nil {
 		kubelet.stop()
-		return Backend{}, fmt.Errorf("start simulated backend: %w", err)
+		return Node{}, fmt.Errorf("start simulated backend: %w", err)
 	}
 	b.Lib, b.ProcFS = sim, sim.ProcFS()
 	cleanup := own.keep()
@@ -150,9 +151,9 @@ func touch(path string) error {
 }
 
 // LibraryName names the library the backend loads, for the log lines.
-func (cfg BackendConfig) LibraryName() string {
+func (cfg Config) LibraryName() string {
 	switch {
-	case cfg.Kind == BackendSimulated:
+	case cfg.Kind == Simulated:
 		return "simulated"
 	case cfg.LibraryPath != "":
 		return cfg.LibraryPath

@@ -1,4 +1,4 @@
-package gpumemreceiver
+package xidsource
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // watchNVML waits for the session, registers every device that supports Xid events, and
 // waits on the event set until Shutdown. When the session is released (the driver went
 // away) the set died with it: it waits for the session again and registers anew.
-func (x *xidSource) watchNVML(ctx context.Context) {
+func (x *Source) watchNVML(ctx context.Context) {
 	defer x.wg.Done()
 	for x.awaitSession(ctx) {
 		gen := x.sess.Generation()
@@ -36,7 +36,7 @@ func (x *xidSource) watchNVML(ctx context.Context) {
 }
 
 // awaitSession polls until NVML is up; false when ctx ends first.
-func (x *xidSource) awaitSession(ctx context.Context) bool {
+func (x *Source) awaitSession(ctx context.Context) bool {
 	for !x.sess.IsUp() {
 		select {
 		case <-ctx.Done():
@@ -49,7 +49,7 @@ func (x *xidSource) awaitSession(ctx context.Context) bool {
 
 // registerXidEvents creates an event set and registers each GPU that reports Xid events
 // through NVML; set is nil when none can be had.
-func (x *xidSource) registerXidEvents() (set nvml.EventSet, devices []*nvmlx.Device) {
+func (x *Source) registerXidEvents() (set nvml.EventSet, devices []*nvmlx.Device) {
 	_ = x.sess.WithDevices(func(_ string, devs []*nvmlx.Device) {
 		s, r := x.lib.EventSetCreate()
 		if r != nvml.SUCCESS {
@@ -78,7 +78,7 @@ func (x *xidSource) registerXidEvents() (set nvml.EventSet, devices []*nvmlx.Dev
 
 // waitXidEvents waits on the set with a timeout, so it notices Shutdown, and queues each Xid.
 // A failing wait is logged when it starts and when it recovers, not per attempt.
-func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, gen uint64, devices []*nvmlx.Device) {
+func (x *Source) waitXidEvents(ctx context.Context, set nvml.EventSet, gen uint64, devices []*nvmlx.Device) {
 	failing := false
 	for ctx.Err() == nil {
 		var data nvml.EventData
@@ -113,12 +113,12 @@ func (x *xidSource) waitXidEvents(ctx context.Context, set nvml.EventSet, gen ui
 			if data.EventType&nvml.EventTypeXidCriticalError == 0 {
 				continue
 			}
-			e := xidEvent{time: x.now(), code: int(data.EventData), nvml: true, dev: d}
+			e := Event{Time: x.now(), Code: int(data.EventData), NVML: true, Dev: d}
 			if data.GpuInstanceId != noMIGInstance {
-				e.migNamed, e.gi, e.ci = true, int(data.GpuInstanceId), migID(data.ComputeInstanceId)
+				e.MIGNamed, e.GI, e.CI = true, int(data.GpuInstanceId), migID(data.ComputeInstanceId)
 			}
-			e.busID = bus
-			x.enqueue(e)
+			e.BusID = bus
+			x.Add(e)
 		case nvml.ERROR_TIMEOUT:
 		default:
 			if !failing {
