@@ -27,7 +27,7 @@
 //   - internal/diagnose joins window and classify for one OOM: the match, the log clock
 //     check, the conversion of the snapshot and the evidence sentences of the match.
 //
-// Imports run one way: the root imports all of them; diagnose imports window, classify and
-// gpustate; window and classify import gpustate; parse and gpustate import none of the
-// processor's packages.
+// Imports run one way: the root imports all of them; diagnose imports window and classify
+// (and uses gpustate's types through them); window and classify import gpustate; parse and
+// gpustate import none of the processor's packages.
 package oomclassifier

@@ -5,7 +5,7 @@
 // view: how a Kubernetes record was matched, its workload's peak and the job's other GPUs
 // (match.go).
 //
-// It is the join of internal/window and internal/classify and imports both (and the shared
-// types of internal/gpustate); neither imports it, and it imports no pdata and not parse.
+// It is the join of internal/window and internal/classify and imports both (the shared types
+// of internal/gpustate reach it through them); neither imports it, and it imports no pdata and not parse.
 // The processor's root builds its Input from the record and writes its Outcome back.
 package diagnose
